@@ -1,0 +1,271 @@
+"""The `cublaslt` dialect: one cuBLASLt matmul call, its whole descriptor in IR.
+
+Level 2 of lumir (value semantics). `cublaslt.matmul` computes
+
+    D = epilogue(alpha * op(A) op(B) + beta * C (+ bias))
+
+exactly as `cublasLtMatmul` does, with every field of the operation descriptor and
+matrix layouts held as a property, so a pass can read or rewrite any of them and the
+verifier can check them all together.
+
+Operand tensors are dense row-major buffers (what torch hands over). Each is read as
+a matrix through its `order` and leading dimension: a tensor `tensor<[B x] R x C>` in
+COL order is a C x R column-major matrix with `ld = C`; in ROW order it is an R x C
+row-major matrix with `ld = C`. The usual row-major `Y[M,N] = X[M,K] W[K,N]` therefore
+becomes A = W, B = X, m = N, n = M, k = K in cuBLASLt's column-major view.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    FloatAttr,
+    IntegerAttr,
+    TensorType,
+    f64,
+    i64,
+)
+from xdsl.dialects.utils import EnumAttribute
+from xdsl.ir import Attribute, Dialect, SpacedOpaqueSyntaxAttribute, SSAValue
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    ParsePropInAttrDict,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from lumir.cublaslt_enums import ComputeType, DataType, Epilogue, Order, Transpose
+
+
+@irdl_attr_definition
+class DataTypeAttr(EnumAttribute[DataType], SpacedOpaqueSyntaxAttribute):
+    """A matrix or scale data type, printed `#cublaslt<dtype bf16>`."""
+
+    name = "cublaslt.dtype"
+
+
+@irdl_attr_definition
+class ComputeTypeAttr(EnumAttribute[ComputeType], SpacedOpaqueSyntaxAttribute):
+    """The accumulation type, printed `#cublaslt<compute compute_32f>`."""
+
+    name = "cublaslt.compute"
+
+
+@irdl_attr_definition
+class EpilogueAttr(EnumAttribute[Epilogue], SpacedOpaqueSyntaxAttribute):
+    """The epilogue, printed `#cublaslt<epilogue relu_bias>`."""
+
+    name = "cublaslt.epilogue"
+
+
+@irdl_attr_definition
+class OrderAttr(EnumAttribute[Order], SpacedOpaqueSyntaxAttribute):
+    """A matrix layout order, printed `#cublaslt<order col>`."""
+
+    name = "cublaslt.order"
+
+
+@irdl_attr_definition
+class TransposeAttr(EnumAttribute[Transpose], SpacedOpaqueSyntaxAttribute):
+    """Whether an operand is read transposed, printed `#cublaslt<trans t>`."""
+
+    name = "cublaslt.trans"
+
+
+@dataclass(frozen=True)
+class MatmulDescriptor:
+    """A cuBLASLt matmul descriptor and its four matrix layouts as plain Python data.
+
+    This is what executors, the cost model and the verifier consume: it has no xDSL
+    objects in it, so it is cheap to build, hash and compare.
+    """
+
+    transa: Transpose
+    transb: Transpose
+    order_a: Order
+    order_b: Order
+    order_c: Order
+    order_d: Order
+    m: int
+    n: int
+    k: int
+    lda: int
+    ldb: int
+    ldc: int
+    ldd: int
+    batch_count: int
+    stride_a: int
+    stride_b: int
+    stride_c: int
+    stride_d: int
+    a_dtype: DataType
+    b_dtype: DataType
+    c_dtype: DataType
+    d_dtype: DataType
+    compute_type: ComputeType
+    scale_type: DataType
+    alpha: float
+    beta: float
+    epilogue: Epilogue
+
+
+INT_FIELDS = (
+    "m",
+    "n",
+    "k",
+    "lda",
+    "ldb",
+    "ldc",
+    "ldd",
+    "batch_count",
+    "stride_a",
+    "stride_b",
+    "stride_c",
+    "stride_d",
+)
+ENUM_FIELDS = {
+    "transa": TransposeAttr,
+    "transb": TransposeAttr,
+    "order_a": OrderAttr,
+    "order_b": OrderAttr,
+    "order_c": OrderAttr,
+    "order_d": OrderAttr,
+    "a_dtype": DataTypeAttr,
+    "b_dtype": DataTypeAttr,
+    "c_dtype": DataTypeAttr,
+    "d_dtype": DataTypeAttr,
+    "compute_type": ComputeTypeAttr,
+    "scale_type": DataTypeAttr,
+    "epilogue": EpilogueAttr,
+}
+FLOAT_FIELDS = ("alpha", "beta")
+
+
+@irdl_op_definition
+class MatmulOp(IRDLOperation):
+    """One `cublasLtMatmul` call: D = epilogue(alpha*op(A)op(B) + beta*C + bias)."""
+
+    name = "cublaslt.matmul"
+
+    a = operand_def(TensorType)
+    b = operand_def(TensorType)
+    c = opt_operand_def(TensorType)
+    bias = opt_operand_def(TensorType)
+    d = result_def(TensorType)
+
+    transa = prop_def(TransposeAttr)
+    transb = prop_def(TransposeAttr)
+    order_a = prop_def(OrderAttr)
+    order_b = prop_def(OrderAttr)
+    order_c = prop_def(OrderAttr)
+    order_d = prop_def(OrderAttr)
+    m = prop_def(IntegerAttr)
+    n = prop_def(IntegerAttr)
+    k = prop_def(IntegerAttr)
+    lda = prop_def(IntegerAttr)
+    ldb = prop_def(IntegerAttr)
+    ldc = prop_def(IntegerAttr)
+    ldd = prop_def(IntegerAttr)
+    batch_count = prop_def(IntegerAttr)
+    stride_a = prop_def(IntegerAttr)
+    stride_b = prop_def(IntegerAttr)
+    stride_c = prop_def(IntegerAttr)
+    stride_d = prop_def(IntegerAttr)
+    a_dtype = prop_def(DataTypeAttr)
+    b_dtype = prop_def(DataTypeAttr)
+    c_dtype = prop_def(DataTypeAttr)
+    d_dtype = prop_def(DataTypeAttr)
+    compute_type = prop_def(ComputeTypeAttr)
+    scale_type = prop_def(DataTypeAttr)
+    alpha = prop_def(FloatAttr[AnyFloat])
+    beta = prop_def(FloatAttr[AnyFloat])
+    epilogue = prop_def(EpilogueAttr)
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
+    traits = traits_def(Pure())
+
+    assembly_format = (
+        "$a `,` $b (`c` `(` $c^ `:` type($c) `)`)? (`bias` `(` $bias^ `:` type($bias) `)`)?"
+        " attr-dict `:` type($a) `,` type($b) `->` type($d)"
+    )
+
+    def __init__(
+        self,
+        descriptor: MatmulDescriptor,
+        a: SSAValue,
+        b: SSAValue,
+        result_type: Attribute,
+        c: SSAValue | None = None,
+        bias: SSAValue | None = None,
+    ):
+        super().__init__(
+            operands=[a, b, [c] if c is not None else [], [bias] if bias is not None else []],
+            result_types=[result_type],
+            properties=descriptor_properties(descriptor),
+        )
+
+    def descriptor(self) -> MatmulDescriptor:
+        """The op's properties as a plain `MatmulDescriptor`."""
+        props = self.properties
+        values: dict[str, object] = {}
+        for field in INT_FIELDS:
+            values[field] = _int_prop(props, field)
+        for field in ENUM_FIELDS:
+            values[field] = props[field].data  # type: ignore[attr-defined]
+        for field in FLOAT_FIELDS:
+            values[field] = props[field].value.data  # type: ignore[attr-defined]
+        return MatmulDescriptor(**values)  # type: ignore[arg-type]
+
+    def verify_(self) -> None:
+        from lumir.verifier import matmul_diagnostics
+
+        problems = matmul_diagnostics(self)
+        if problems:
+            raise VerifyException("\n".join(str(p) for p in problems))
+
+
+def _int_prop(props: dict[str, Attribute], field: str) -> int:
+    attr = props[field]
+    assert isinstance(attr, IntegerAttr)
+    return attr.value.data
+
+
+def descriptor_properties(descriptor: MatmulDescriptor) -> dict[str, Attribute]:
+    """The property dictionary of a `cublaslt.matmul` carrying `descriptor`."""
+    props: dict[str, Attribute] = {}
+    for field in INT_FIELDS:
+        props[field] = IntegerAttr(getattr(descriptor, field), i64)
+    for field, attr_type in ENUM_FIELDS.items():
+        props[field] = attr_type(getattr(descriptor, field))
+    for field in FLOAT_FIELDS:
+        props[field] = FloatAttr(float(getattr(descriptor, field)), f64)
+    return props
+
+
+Cublaslt = Dialect(
+    "cublaslt",
+    [MatmulOp],
+    [DataTypeAttr, ComputeTypeAttr, EpilogueAttr, OrderAttr, TransposeAttr],
+)
+
+__all__ = [
+    "ComputeTypeAttr",
+    "Cublaslt",
+    "DataTypeAttr",
+    "EpilogueAttr",
+    "MatmulDescriptor",
+    "MatmulOp",
+    "OrderAttr",
+    "TransposeAttr",
+    "descriptor_properties",
+]

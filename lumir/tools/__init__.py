@@ -1,0 +1,1 @@
+"""lumir's command-line tools (lumir-opt, lumir-run)."""

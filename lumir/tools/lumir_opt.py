@@ -1,0 +1,335 @@
+"""lumir-opt: parse IR, run a pass pipeline, print IR — mlir-opt / xdsl-opt for lumir.
+
+    lumir-opt input.mlir -p 'hl-canonicalize,cublaslt-fuse{families=bias}'
+
+Every mistake in the input (a syntax error, an unknown op or pass, a failed verifier)
+is printed as `file:line:col: error: message` with a non-zero exit code, never as a
+Python traceback. `--verify-diagnostics` instead checks the diagnostics against the
+`// expected-error @+1 {{...}}` annotations in the file, as mlir-opt does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from io import StringIO
+from typing import IO
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass, PassPipeline
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+
+from lumir.context import lumir_context
+from lumir.diagnostics import Diagnostic, LumirDiagnosticError, SourceLocation, op_diagnostic
+from lumir.passes import available_passes, pass_summary
+from lumir.tools.located_parser import LocatedParser
+
+SPLIT_MARKER = "// -----"
+
+
+def verify_module(module: Operation) -> list[Diagnostic]:
+    """Verify every op of `module`, returning one located diagnostic per failing op.
+
+    xDSL's `verify()` stops at the first failure; a person fixing a file wants them all.
+    """
+    problems: list[Diagnostic] = []
+    for op in module.walk():
+        try:
+            op.verify(verify_nested_ops=False)
+        except VerifyException as error:
+            for line in _verify_messages(error):
+                problems.append(op_diagnostic(op, line))
+    return problems
+
+
+def _verify_messages(error: VerifyException) -> list[str]:
+    message = str(error.args[0]) if error.args else str(error)
+    return [line for line in message.splitlines() if line.strip()] or [message]
+
+
+@dataclass
+class Chunk:
+    """One `--split-input-file` piece of the input and the line it starts on."""
+
+    text: str
+    line_offset: int
+
+
+def split_chunks(text: str, split: bool) -> list[Chunk]:
+    """Split the input at `// -----` lines, remembering each piece's first line."""
+    if not split:
+        return [Chunk(text, 0)]
+    chunks: list[Chunk] = []
+    offset = 0
+    for piece in text.split(SPLIT_MARKER):
+        chunks.append(Chunk(piece, offset))
+        offset += piece.count("\n")
+    return chunks
+
+
+def parse_error_diagnostic(error: ParseError, line_offset: int) -> Diagnostic:
+    """A located diagnostic for a parse error (xDSL reports it as a source span)."""
+    location = error.span.get_location()
+    return Diagnostic(
+        error.msg,
+        SourceLocation(location.file, location.line + line_offset, location.col),
+    )
+
+
+class ChunkFailed(Exception):
+    """A chunk produced diagnostics; carries them to the driver."""
+
+    def __init__(self, diagnostics: list[Diagnostic]):
+        super().__init__()
+        self.diagnostics = diagnostics
+
+
+@dataclass
+class Options:
+    """What lumir-opt was asked to do (parsed from the command line)."""
+
+    input_file: str | None
+    passes: str
+    output_file: str | None
+    split_input_file: bool
+    verify_diagnostics: bool
+    print_op_generic: bool
+    print_ir_after_all: bool
+    print_debuginfo: bool
+    disable_verify: bool
+
+
+def build_pipeline(spec: str) -> tuple[ModulePass, ...]:
+    """Parse a `-p` pipeline spec, turning xDSL's errors into located diagnostics."""
+    try:
+        return PassPipeline.parse_spec(available_passes(), spec).passes
+    except LumirDiagnosticError:
+        raise
+    except Exception as error:  # xDSL raises ValueError/TypeError/Exception for bad specs
+        known = ", ".join(available_passes())
+        raise LumirDiagnosticError(
+            [Diagnostic(f"invalid pass pipeline '{spec}': {error} (available passes: {known})")]
+        ) from None
+
+
+def process_chunk(chunk: Chunk, name: str, options: Options, passes: Sequence[ModulePass]) -> str:
+    """Parse, verify, transform and print one chunk; raise ChunkFailed with diagnostics."""
+    ctx = lumir_context()
+    try:
+        module = LocatedParser(ctx, chunk.text, name, chunk.line_offset).parse_module()
+    except ParseError as error:
+        raise ChunkFailed([parse_error_diagnostic(error, chunk.line_offset)]) from None
+    except (VerifyException, DiagnosticException) as error:
+        raise ChunkFailed([Diagnostic(str(error).strip(), SourceLocation(name, 0, 0))]) from None
+
+    if not options.disable_verify:
+        problems = verify_module(module)
+        if problems:
+            raise ChunkFailed(problems)
+
+    for index, module_pass in enumerate(passes):
+        try:
+            module_pass.apply(ctx, module)
+        except LumirDiagnosticError as error:
+            raise ChunkFailed(error.diagnostics) from None
+        except VerifyException as error:
+            raise ChunkFailed([Diagnostic(f"{module_pass.name}: {error}")]) from None
+        if not options.disable_verify:
+            problems = verify_module(module)
+            if problems:
+                header = Diagnostic(f"IR after pass '{module_pass.name}' does not verify")
+                raise ChunkFailed([header, *problems])
+        if options.print_ir_after_all and index + 1 < len(passes):
+            print(f"// -----// IR Dump After {module_pass.name} //----- //", file=sys.stderr)
+            print(render(module, options), file=sys.stderr)
+    return render(module, options)
+
+
+def render(module: ModuleOp, options: Options) -> str:
+    """Print `module` in custom or generic form."""
+    out = StringIO()
+    printer = Printer(
+        stream=out,
+        print_generic_format=options.print_op_generic,
+        print_debuginfo=options.print_debuginfo,
+    )
+    printer.print_op(module)
+    return out.getvalue() + "\n"
+
+
+# --- --verify-diagnostics ----------------------------------------------------------
+
+EXPECTED = re.compile(
+    r"//\s*expected-(error|warning|note|remark)\s*(@(?:[+-]\d+|above|below))?\s*\{\{(.*?)\}\}"
+)
+
+
+@dataclass
+class Expectation:
+    """An `expected-error @+1 {{text}}` annotation: severity, target line, text."""
+
+    severity: str
+    line: int
+    text: str
+    matched: bool = False
+
+
+def parse_expectations(text: str, line_offset: int) -> list[Expectation]:
+    """Collect the expected-* annotations of a chunk with the lines they refer to."""
+    expectations: list[Expectation] = []
+    for index, line in enumerate(text.splitlines()):
+        for match in EXPECTED.finditer(line):
+            severity, where, expected = match.groups()
+            target = index + 1 + line_offset
+            if where in (None, ""):
+                pass
+            elif where == "@above":
+                target -= 1
+            elif where == "@below":
+                target += 1
+            else:
+                target += int(where[1:])
+            expectations.append(Expectation(severity, target, expected))
+    return expectations
+
+
+def check_diagnostics(
+    diagnostics: Sequence[Diagnostic], expectations: Sequence[Expectation], name: str
+) -> list[str]:
+    """Match diagnostics to annotations; return the mismatches as error lines."""
+    errors: list[str] = []
+    for diagnostic in diagnostics:
+        line = diagnostic.location.line if diagnostic.location else None
+        found = next(
+            (
+                e
+                for e in expectations
+                if not e.matched
+                and e.severity == diagnostic.severity
+                and (e.line == line or line is None)
+                and e.text in diagnostic.message
+            ),
+            None,
+        )
+        if found is None:
+            errors.append(f"unexpected {diagnostic}")
+        else:
+            found.matched = True
+    for expectation in expectations:
+        if not expectation.matched:
+            errors.append(
+                f"{name}:{expectation.line}: error: expected {expectation.severity} "
+                f'"{expectation.text}" was not produced'
+            )
+    return errors
+
+
+# --- driver --------------------------------------------------------------------------
+
+
+def make_parser() -> argparse.ArgumentParser:
+    """lumir-opt's command line, with every pass and its summary in --help."""
+    passes = available_passes()
+    lines = ["passes:"]
+    for name, factory in passes.items():
+        lines.append(f"  {name:<22} {pass_summary(factory())}")
+    parser = argparse.ArgumentParser(
+        prog="lumir-opt",
+        description="Parse lumir IR, run a pass pipeline and print the result.",
+        epilog="\n".join(lines),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("input_file", nargs="?", help="input .mlir file (default: stdin)")
+    parser.add_argument(
+        "-p", "--passes", default="", help="comma-separated pipeline, e.g. 'a,b{opt=v}'"
+    )
+    parser.add_argument("-o", "--output-file", help="write the output here instead of stdout")
+    parser.add_argument(
+        "--split-input-file",
+        action="store_true",
+        help="process each '// -----' separated chunk of the input on its own",
+    )
+    parser.add_argument(
+        "--verify-diagnostics",
+        action="store_true",
+        help="check diagnostics against '// expected-error {{...}}' annotations",
+    )
+    parser.add_argument("--print-op-generic", action="store_true", help="print ops in generic form")
+    parser.add_argument(
+        "--print-ir-after-all",
+        "--print-between-passes",
+        dest="print_ir_after_all",
+        action="store_true",
+        help="print the IR to stderr after each pass",
+    )
+    parser.add_argument("--print-debuginfo", action="store_true", help="print op locations")
+    parser.add_argument(
+        "--disable-verify", action="store_true", help="do not verify the IR between passes"
+    )
+    return parser
+
+
+def read_input(path: str | None) -> tuple[str, str]:
+    """The input's text and the name diagnostics use for it."""
+    if path is None or path == "-":
+        return sys.stdin.read(), "<stdin>"
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read(), path
+    except OSError as error:
+        raise LumirDiagnosticError(
+            [Diagnostic(f"cannot read input file '{path}': {error.strerror}")]
+        ) from None
+    except UnicodeDecodeError:
+        raise LumirDiagnosticError([Diagnostic(f"input file '{path}' is not UTF-8 text")]) from None
+
+
+def run(options: Options, stdout: IO[str]) -> int:
+    """Run lumir-opt; return the exit code."""
+    text, name = read_input(options.input_file)
+    passes = build_pipeline(options.passes)
+    outputs: list[str] = []
+    failures: list[str] = []
+    for chunk in split_chunks(text, options.split_input_file):
+        expectations = (
+            parse_expectations(chunk.text, chunk.line_offset) if options.verify_diagnostics else []
+        )
+        try:
+            outputs.append(process_chunk(chunk, name, options, passes))
+            diagnostics: list[Diagnostic] = []
+        except ChunkFailed as failed:
+            diagnostics = failed.diagnostics
+        if options.verify_diagnostics:
+            failures.extend(check_diagnostics(diagnostics, expectations, name))
+        else:
+            failures.extend(str(d) for d in diagnostics)
+    output = f"{SPLIT_MARKER}\n".join(outputs)
+    if options.output_file and not failures:
+        with open(options.output_file, "w", encoding="utf-8") as handle:
+            handle.write(output)
+    else:
+        stdout.write(output)
+    for failure in failures:
+        print(failure, file=sys.stderr)
+    return 1 if failures else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `lumir-opt` console script."""
+    args = make_parser().parse_args(argv)
+    options = Options(**vars(args))
+    try:
+        return run(options, sys.stdout)
+    except LumirDiagnosticError as error:
+        for diagnostic in error.diagnostics:
+            print(f"lumir-opt: {diagnostic}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
