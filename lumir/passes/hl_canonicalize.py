@@ -1,0 +1,304 @@
+"""Fold transpose/reshape/cast chains and split linear/addmm into matmul + add.
+
+The importer writes whatever ATen handed it: `aten.linear`, `aten.addmm`, `t(t(w))`,
+`view(view(x))`, `x.to(f32).to(bf16)`, `2.0 * mm`. The fusion rules match one form of
+each idiom, so this pass rewrites the others into it:
+
+- `hl.linear(x, w, b)` -> `hl.add(hl.matmul(x, hl.transpose(w)), b)`;
+- `hl.addmm(b, x, y)` -> `hl.add(hl.matmul(x, y), b)`;
+- chains of transposes, of reshapes, and of exact casts become one op (or none);
+- a constant operand of a commutative `hl.add` / `hl.mul` moves to the rhs, so the
+  alpha rule sees `hl.mul %mm, %scale`.
+
+Every rewrite is exact (bit-for-bit the same values), every created op carries the
+location of the op it replaces, and dead pure ops are removed (the greedy driver's
+dead-code elimination; function arguments, results and terminators are never touched).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float8E4M3FNType,
+    Float8E5M2Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    ModuleOp,
+    TensorType,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.traits import ConstantLike
+
+from lumir.diagnostics import copy_location
+from lumir.dialects import hl
+
+
+def _tensor_type(value: SSAValue) -> TensorType[Attribute]:
+    assert isinstance(value.type, TensorType), "hl ops take tensors (IRDL checks this)"
+    return value.type
+
+
+def _permutation(op: hl.TransposeOp) -> tuple[int, ...]:
+    return tuple(int(v) for v in op.permutation.get_values())
+
+
+def _replace(rewriter: PatternRewriter, op: Operation, new_ops: list[Operation]) -> None:
+    """Replace `op` by `new_ops` (the last one gives the result), keeping `op`'s location."""
+    copy_location(op, *new_ops)
+    rewriter.replace(op, new_ops)
+
+
+# --- transposes -------------------------------------------------------------------------
+
+
+class FoldIdentityTranspose(RewritePattern):
+    """transpose(x, [0, 1, .., r-1]) -> x: the identity permutation moves nothing."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: hl.TransposeOp, rewriter: PatternRewriter) -> None:
+        permutation = _permutation(op)
+        if permutation == tuple(range(len(permutation))):
+            rewriter.replace(op, [], [op.input])
+
+
+class FoldTransposeChain(RewritePattern):
+    """transpose(transpose(x, p), q) -> transpose(x, p∘q): one data movement, not two.
+
+    Result dim i of the outer transpose is dim q[i] of the inner one, which is dim
+    p[q[i]] of x. When that composition is the identity, the identity pattern then
+    removes the new transpose as well.
+    """
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: hl.TransposeOp, rewriter: PatternRewriter) -> None:
+        inner = op.input.owner
+        if not isinstance(inner, hl.TransposeOp):
+            return
+        inner_perm, outer_perm = _permutation(inner), _permutation(op)
+        composed = [inner_perm[dim] for dim in outer_perm]
+        _replace(rewriter, op, [hl.TransposeOp(inner.input, composed)])
+
+
+# --- reshapes ---------------------------------------------------------------------------
+
+
+class FoldIdentityReshape(RewritePattern):
+    """reshape(x) -> x when the result type is x's type: nothing changes."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: hl.ReshapeOp, rewriter: PatternRewriter) -> None:
+        if op.result.type == op.input.type:
+            rewriter.replace(op, [], [op.input])
+
+
+class FoldReshapeChain(RewritePattern):
+    """reshape(reshape(x)) -> reshape(x): a reshape of a dense tensor keeps element order,
+    so only the final shape matters."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: hl.ReshapeOp, rewriter: PatternRewriter) -> None:
+        inner = op.input.owner
+        if not isinstance(inner, hl.ReshapeOp):
+            return
+        folded = hl.ReshapeOp(operands=[inner.input], result_types=[op.result.type])
+        _replace(rewriter, op, [folded])
+
+
+# --- casts ------------------------------------------------------------------------------
+
+_EXACT_WIDENINGS: tuple[tuple[type[Attribute], tuple[type[Attribute], ...]], ...] = (
+    (Float8E4M3FNType, (Float16Type, BFloat16Type, Float32Type, Float64Type)),
+    (Float8E5M2Type, (Float16Type, BFloat16Type, Float32Type, Float64Type)),
+    (Float16Type, (Float32Type, Float64Type)),
+    (BFloat16Type, (Float32Type, Float64Type)),
+    (Float32Type, (Float64Type,)),
+)
+"""Source float type -> the wider float types that hold each of its values exactly.
+
+A wider type qualifies when it has at least as many significand bits and an exponent
+range that covers the source's normals and subnormals (f16's subnormals are normal
+numbers in f32; f8 types fit inside f16 and bf16). f16 and bf16 hold neither one the
+other: f16 has more significand bits, bf16 more exponent range.
+"""
+
+
+def is_exact_widening(source: Attribute, target: Attribute) -> bool:
+    """True when converting `source` elements to `target` loses nothing (NaN payloads aside).
+
+    Integer casts are never treated as exact here: signless integer types do not say
+    whether the importer meant a signed or an unsigned value.
+    """
+    if source == target:
+        return True
+    for source_kind, wider in _EXACT_WIDENINGS:
+        if isinstance(source, source_kind):
+            return isinstance(target, wider)
+    return False
+
+
+class FoldIdentityCast(RewritePattern):
+    """cast(x) -> x when the result type is x's type: a same-type conversion is a copy."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: hl.CastOp, rewriter: PatternRewriter) -> None:
+        if op.result.type == op.input.type:
+            rewriter.replace(op, [], [op.input])
+
+
+class FoldExactCastChain(RewritePattern):
+    """cast(cast(x: S -> I) -> T) -> cast(x: S -> T), only when S -> I is exact.
+
+    If every S value is exactly representable in I, the inner cast does not change the
+    value, so rounding it to T gives what rounding x to T directly gives:
+    bf16 -> f32 -> bf16 is x itself, f16 -> f32 -> f64 is f16 -> f64, and
+    bf16 -> f32 -> f16 is bf16 -> f16. When S -> I rounds (f32 -> bf16 -> f32), the
+    rounding is part of the program's meaning and the chain is kept; so is any chain
+    whose first step is not a float widening (double rounding through a narrower type,
+    integer casts).
+    """
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: hl.CastOp, rewriter: PatternRewriter) -> None:
+        inner = op.input.owner
+        if not isinstance(inner, hl.CastOp):
+            return
+        source = _tensor_type(inner.input).element_type
+        middle = _tensor_type(inner.result).element_type
+        if not is_exact_widening(source, middle):
+            return
+        target = _tensor_type(op.result).element_type
+        _replace(rewriter, op, [hl.CastOp(inner.input, target)])
+
+
+# --- linear and addmm -------------------------------------------------------------------
+
+
+class SplitLinear(RewritePattern):
+    """linear(x, w, b) -> add(matmul(x, transpose(w, [1, 0])), b).
+
+    `aten.linear` is `x @ w^T + b`; written out this way, hl-to-cublaslt folds the
+    transpose into `transa` and the bias rule sees `hl.add %mm, %bias`. A 1-D input
+    [K] is a matrix [1, K] for the product and reshaped back to [N] afterwards, because
+    `hl.matmul` takes operands of rank >= 2.
+    """
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: hl.LinearOp, rewriter: PatternRewriter) -> None:
+        x_type = _tensor_type(op.input)
+        element = x_type.element_type
+        new_ops: list[Operation] = []
+        x: SSAValue = op.input
+        if x_type.get_num_dims() == 1:
+            matrix = hl.ReshapeOp(
+                operands=[x], result_types=[TensorType(element, [1, x_type.get_shape()[0]])]
+            )
+            new_ops.append(matrix)
+            x = matrix.result
+        weight_t = hl.TransposeOp(op.weight, [1, 0])
+        product = hl.MatmulOp(x, weight_t.result)
+        new_ops += [weight_t, product]
+        result: SSAValue = product.result
+        if x_type.get_num_dims() == 1:
+            vector = hl.ReshapeOp(operands=[result], result_types=[op.result.type])
+            new_ops.append(vector)
+            result = vector.result
+        if op.bias is not None:
+            new_ops.append(hl.AddOp(result, op.bias))
+        _replace(rewriter, op, new_ops)
+
+
+class SplitAddmm(RewritePattern):
+    """addmm(b, x, y) -> add(matmul(x, y), b): `aten.addmm` with beta = alpha = 1.
+
+    The matmul is the lhs of the add, the order the residual and bias rules match.
+    """
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: hl.AddmmOp, rewriter: PatternRewriter) -> None:
+        product = hl.MatmulOp(op.lhs, op.rhs)
+        _replace(rewriter, op, [product, hl.AddOp(product.result, op.bias)])
+
+
+# --- commutative operand order ----------------------------------------------------------
+
+
+def _is_constant(value: SSAValue) -> bool:
+    owner = value.owner
+    return isinstance(owner, Operation) and owner.has_trait(ConstantLike)
+
+
+class ConstantToRhs(RewritePattern):
+    """add(c, x) -> add(x, c) and mul(c, x) -> mul(x, c) for a constant c.
+
+    IEEE addition and multiplication are commutative (broadcasting is symmetric too), so
+    the swap is exact; it gives the alpha rule one form, `hl.mul %mm, %scale`, to match.
+    When both operands are constants nothing moves, so the pattern cannot loop.
+    """
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: hl.AddOp | hl.MulOp, rewriter: PatternRewriter) -> None:
+        if not _is_constant(op.lhs) or _is_constant(op.rhs):
+            return
+        swapped = type(op)(op.rhs, op.lhs, op.result.type)
+        _replace(rewriter, op, [swapped])
+
+
+CANONICALIZATION_PATTERNS: tuple[type[RewritePattern], ...] = (
+    SplitLinear,
+    SplitAddmm,
+    FoldIdentityTranspose,
+    FoldTransposeChain,
+    FoldIdentityReshape,
+    FoldReshapeChain,
+    FoldIdentityCast,
+    FoldExactCastChain,
+    ConstantToRhs,
+)
+"""Every pattern of hl-canonicalize, in the order the greedy driver tries them."""
+
+
+@dataclass(frozen=True)
+class HLCanonicalizePass(ModulePass):
+    """Fold transpose/reshape/cast chains and split linear/addmm into matmul + add.
+
+    `hl.linear` becomes a transpose of the weight, an `hl.matmul` and an `hl.add` of the
+    bias; `hl.addmm` a matmul and an add. Chains of transposes, of reshapes and of exact
+    casts (a float widening first) fold to one op or none, and a constant operand of
+    `hl.add` / `hl.mul` moves to the rhs. Every rewrite is exact; dead pure ops are
+    removed and created ops keep the replaced op's location. See
+    docs/passes/hl-canonicalize.md.
+    """
+
+    name = "hl-canonicalize"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        patterns = [pattern() for pattern in CANONICALIZATION_PATTERNS]
+        PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(op)
+
+
+__all__ = [
+    "CANONICALIZATION_PATTERNS",
+    "ConstantToRhs",
+    "FoldExactCastChain",
+    "FoldIdentityCast",
+    "FoldIdentityReshape",
+    "FoldIdentityTranspose",
+    "FoldReshapeChain",
+    "FoldTransposeChain",
+    "HLCanonicalizePass",
+    "SplitAddmm",
+    "SplitLinear",
+    "is_exact_widening",
+]
