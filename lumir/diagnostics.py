@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import FileLineColLoc
 from xdsl.ir import Operation
-from xdsl.utils.exceptions import DiagnosticException
+from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
 
 @dataclass(frozen=True)
@@ -75,3 +75,32 @@ def copy_location(source: Operation, *targets: Operation) -> None:
     """Give ops created by a rewrite the source location of the op they replace."""
     for target in targets:
         target.location = source.location
+
+
+def verify_module(module: Operation) -> list[Diagnostic]:
+    """Verify every op of `module`, returning one located diagnostic per failing op.
+
+    xDSL's `verify()` stops at the first failure; a person fixing a file wants them all.
+    """
+    problems: list[Diagnostic] = []
+    for op in module.walk():
+        try:
+            op.verify(verify_nested_ops=False)
+        except VerifyException as error:
+            for line in _verify_messages(error):
+                problems.append(op_diagnostic(op, line))
+    return problems
+
+
+def _verify_messages(error: VerifyException) -> list[str]:
+    message = str(error.args[0]) if error.args else str(error)
+    return [line for line in message.splitlines() if line.strip()] or [message]
+
+
+def parse_error_diagnostic(error: ParseError, line_offset: int) -> Diagnostic:
+    """A located diagnostic for a parse error (xDSL reports it as a source span)."""
+    location = error.span.get_location()
+    return Diagnostic(
+        error.msg,
+        SourceLocation(location.file, location.line + line_offset, location.col),
+    )

@@ -17,6 +17,7 @@ becomes A = W, B = X, m = N, n = M, k = K in cuBLASLt's column-major view.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import (
@@ -216,15 +217,7 @@ class MatmulOp(IRDLOperation):
 
     def descriptor(self) -> MatmulDescriptor:
         """The op's properties as a plain `MatmulDescriptor`."""
-        props = self.properties
-        values: dict[str, object] = {}
-        for field in INT_FIELDS:
-            values[field] = _int_prop(props, field)
-        for field in ENUM_FIELDS:
-            values[field] = props[field].data  # type: ignore[attr-defined]
-        for field in FLOAT_FIELDS:
-            values[field] = props[field].value.data  # type: ignore[attr-defined]
-        return MatmulDescriptor(**values)  # type: ignore[arg-type]
+        return descriptor_from_properties(self.properties)
 
     def verify_(self) -> None:
         from lumir.verifier import matmul_diagnostics
@@ -234,10 +227,24 @@ class MatmulOp(IRDLOperation):
             raise VerifyException("\n".join(str(p) for p in problems))
 
 
-def _int_prop(props: dict[str, Attribute], field: str) -> int:
-    attr = props[field]
-    assert isinstance(attr, IntegerAttr)
-    return attr.value.data
+def descriptor_from_properties(properties: Mapping[str, Attribute]) -> MatmulDescriptor:
+    """A `MatmulDescriptor` from a property dictionary that holds one.
+
+    Both `cublaslt.matmul` and the runtime's `cublaslt_rt.plan` carry the descriptor as
+    the same properties, so this is the one reader of them.
+    """
+    values: dict[str, object] = {}
+    for field in INT_FIELDS:
+        attr = properties[field]
+        assert isinstance(attr, IntegerAttr)
+        values[field] = attr.value.data
+    for field in ENUM_FIELDS:
+        values[field] = properties[field].data  # type: ignore[attr-defined]
+    for field in FLOAT_FIELDS:
+        attr = properties[field]
+        assert isinstance(attr, FloatAttr)
+        values[field] = attr.value.data
+    return MatmulDescriptor(**values)  # type: ignore[arg-type]
 
 
 def descriptor_properties(descriptor: MatmulDescriptor) -> dict[str, Attribute]:
@@ -267,5 +274,6 @@ __all__ = [
     "MatmulOp",
     "OrderAttr",
     "TransposeAttr",
+    "descriptor_from_properties",
     "descriptor_properties",
 ]

@@ -1,0 +1,33 @@
+"""lumir's runtime: run lowered programs on CPU (the reference) or CUDA (cuBLASLt).
+
+    program = lumir.runtime.load(module, device="cpu")   # or "cuda"
+    y = program(x, w)                                    # torch tensors in, out
+
+`load` takes a level-3 module (`cublaslt_rt`, the output of `lumir-pipeline`) and
+returns a callable over torch tensors; `interpret` runs a level-1 or level-2 module as
+unfused torch ops, the reference a compiled program is compared against;
+`reference_matmul` is one cuBLASLt call on CPU byte buffers. Buffers are flat
+`torch.uint8` tensors of raw bytes (docs/conventions.md); docs/runtime.md describes
+both executors.
+"""
+
+from lumir.runtime.interpreter import interpret, unfused_matmul
+from lumir.runtime.program import DeviceUnavailableError, Program, load
+from lumir.runtime.reference_gemm import (
+    GemmBufferError,
+    GemmDescriptorError,
+    ReferenceGemmPlan,
+    reference_matmul,
+)
+
+__all__ = [
+    "DeviceUnavailableError",
+    "GemmBufferError",
+    "GemmDescriptorError",
+    "Program",
+    "ReferenceGemmPlan",
+    "interpret",
+    "load",
+    "reference_matmul",
+    "unfused_matmul",
+]

@@ -40,13 +40,13 @@ import numpy as np
 import torch
 
 from lumir.cublaslt_enums import DataType, Epilogue, Operand, Order, Transpose
+from lumir.dialects.cublaslt_rt import DEFAULT_WORKSPACE_SIZE
 
 if TYPE_CHECKING:
     from lumir.dialects.cublaslt import MatmulDescriptor
 
-#: Workspace given to every plan that is not handed one. cuBLAS recommends 32 MiB on
-#: Hopper so that no algorithm is ruled out for want of workspace.
-DEFAULT_WORKSPACE_BYTES = 32 * 1024 * 1024
+#: Workspace given to every plan that is not handed one (the lowering's default too).
+DEFAULT_WORKSPACE_BYTES = DEFAULT_WORKSPACE_SIZE
 
 # cuBLASLt never asks for more than 256-byte alignment; larger powers of two add nothing.
 _MAX_ALIGNMENT = 256

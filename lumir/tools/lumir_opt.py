@@ -19,37 +19,22 @@ from io import StringIO
 from typing import IO
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
 from lumir.context import lumir_context
-from lumir.diagnostics import Diagnostic, LumirDiagnosticError, SourceLocation, op_diagnostic
+from lumir.diagnostics import (
+    Diagnostic,
+    LumirDiagnosticError,
+    SourceLocation,
+    parse_error_diagnostic,
+    verify_module,
+)
 from lumir.passes import available_passes, pass_summary
 from lumir.tools.located_parser import LocatedParser
 
 SPLIT_MARKER = "// -----"
-
-
-def verify_module(module: Operation) -> list[Diagnostic]:
-    """Verify every op of `module`, returning one located diagnostic per failing op.
-
-    xDSL's `verify()` stops at the first failure; a person fixing a file wants them all.
-    """
-    problems: list[Diagnostic] = []
-    for op in module.walk():
-        try:
-            op.verify(verify_nested_ops=False)
-        except VerifyException as error:
-            for line in _verify_messages(error):
-                problems.append(op_diagnostic(op, line))
-    return problems
-
-
-def _verify_messages(error: VerifyException) -> list[str]:
-    message = str(error.args[0]) if error.args else str(error)
-    return [line for line in message.splitlines() if line.strip()] or [message]
 
 
 @dataclass
@@ -70,15 +55,6 @@ def split_chunks(text: str, split: bool) -> list[Chunk]:
         chunks.append(Chunk(piece, offset))
         offset += piece.count("\n")
     return chunks
-
-
-def parse_error_diagnostic(error: ParseError, line_offset: int) -> Diagnostic:
-    """A located diagnostic for a parse error (xDSL reports it as a source span)."""
-    location = error.span.get_location()
-    return Diagnostic(
-        error.msg,
-        SourceLocation(location.file, location.line + line_offset, location.col),
-    )
 
 
 class ChunkFailed(Exception):
@@ -125,7 +101,7 @@ def process_chunk(chunk: Chunk, name: str, options: Options, passes: Sequence[Mo
     except ParseError as error:
         raise ChunkFailed([parse_error_diagnostic(error, chunk.line_offset)]) from None
     except (VerifyException, DiagnosticException) as error:
-        raise ChunkFailed([Diagnostic(str(error).strip(), SourceLocation(name, 0, 0))]) from None
+        raise ChunkFailed([Diagnostic(f"{name}: {str(error).strip()}")]) from None
 
     if not options.disable_verify:
         problems = verify_module(module)

@@ -1,0 +1,576 @@
+"""The `cublaslt_rt` dialect: the cuBLASLt host API as IR, on buffers.
+
+Level 3 of lumir (buffer semantics, builtin `memref` types). A lowered function is what
+an executor runs, op by op:
+
+- `cublaslt_rt.plan @plan0 {...}` (module level): one cuBLASLt plan, i.e. the operation
+  descriptor, the four matrix layouts, how the algorithm is chosen and the workspace
+  it may use. An executor builds it once, when it loads the program, from the
+  properties (the whole `MatmulDescriptor` of level 2) and the real buffers.
+- `cublaslt_rt.alloc` and `cublaslt_rt.constant`: a buffer, empty or holding a literal.
+- `cublaslt_rt.matmul @plan0 a(..) b(..) c(..)? bias(..)? d(..)`: one `cublasLtMatmul`
+  with that plan, reading A, B, C and the bias and writing D in place.
+- `cublaslt_rt.launch "hl.softmax" {dim = 1 : i64} ins(..) outs(..)`: any other kernel;
+  it runs the `hl` op it names, with that op's properties, from input buffers into an
+  output buffer.
+
+A buffer is a dense row-major `memref` (static shape, no layout, no memory space); at
+run time it is a flat `torch.uint8` tensor of raw bytes (docs/conventions.md). The plan
+verifies the descriptor alone (invariants V1, V2, V3 and V7 of DESIGN.md); a matmul
+verifies its buffers against its plan (V4, V5, V6, V8, V9, V10); a launch verifies that
+the `hl` op it names accepts its buffers' types. So a program that verifies is one the
+CPU and CUDA executors run without further checks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import fields
+
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    DenseIntOrFPElementsAttr,
+    DictionaryAttr,
+    FloatAttr,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    NoneAttr,
+    StringAttr,
+    SymbolNameConstraint,
+    SymbolRefAttr,
+    TensorType,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Dialect, Operation, SSAValue
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    ParsePropInAttrDict,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.traits import (
+    HasParent,
+    MemoryAllocEffect,
+    MemoryReadEffect,
+    MemoryWriteEffect,
+    SymbolOpInterface,
+    SymbolTable,
+)
+from xdsl.utils.exceptions import VerifyException
+
+from lumir.cublaslt_enums import DataType, Order, Transpose
+from lumir.dialects.cublaslt import (
+    ComputeTypeAttr,
+    DataTypeAttr,
+    EpilogueAttr,
+    MatmulDescriptor,
+    OrderAttr,
+    TransposeAttr,
+    descriptor_from_properties,
+    descriptor_properties,
+)
+from lumir.verifier import INVARIANT_CHECKS, MatmulCall, MatmulDiagnostic, find_row
+
+DEFAULT_WORKSPACE_SIZE = 32 * 1024 * 1024
+"""Workspace bytes a plan may use: cuBLASLt's documentation asks for 32 MiB on Hopper so
+that its split-K and stream-K kernels stay eligible. The lowering and the CUDA executor
+both default to it."""
+
+ALGORITHMS = ("heuristic",)
+"""How a plan's algorithm is chosen. "heuristic": the first result of
+`cublasLtMatmulAlgoGetHeuristic` for the real buffers, asked once at load time."""
+
+PLAN_INVARIANTS = ("V1", "V2", "V3", "V7")
+"""The invariants that read only the descriptor: a plan checks them."""
+
+BUFFER_INVARIANTS = ("V4", "V5", "V6", "V8", "V9", "V10")
+"""The invariants that compare the descriptor with operands: a matmul checks them."""
+
+
+# --- buffers -----------------------------------------------------------------------
+
+
+def dense_memref_problem(value_type: Attribute) -> str | None:
+    """Why `value_type` is not a runtime buffer type, or None if it is one.
+
+    A buffer is a dense row-major memref: a static shape, the identity layout and the
+    default memory space, so that its bytes are exactly its elements in row-major order.
+    """
+    if not isinstance(value_type, MemRefType):
+        return f"expected a memref buffer, got {value_type}"
+    if any(dim < 0 for dim in value_type.get_shape()):
+        return f"buffer {value_type} has a dynamic dimension; buffers have static shapes"
+    if not isinstance(value_type.layout, NoneAttr):
+        return f"buffer {value_type} has a layout; buffers are dense and row-major"
+    if not isinstance(value_type.memory_space, NoneAttr):
+        return f"buffer {value_type} has a memory space; executors place every buffer"
+    return None
+
+
+def _require_buffer(op: Operation, role: str, value: SSAValue) -> MemRefType[Attribute]:
+    problem = dense_memref_problem(value.type)
+    if problem is not None:
+        raise VerifyException(f"'{op.name}' {role}: {problem}")
+    assert isinstance(value.type, MemRefType)
+    return value.type
+
+
+def tensor_of(buffer_type: MemRefType[Attribute]) -> TensorType[Attribute]:
+    """The value-semantics type whose data a buffer of `buffer_type` holds."""
+    return TensorType(buffer_type.element_type, buffer_type.get_shape())
+
+
+def buffer_of(tensor_type: TensorType[Attribute]) -> MemRefType[Attribute]:
+    """The buffer type that holds a value of `tensor_type` (bufferization's type map)."""
+    return MemRefType(tensor_type.element_type, tensor_type.get_shape())
+
+
+# --- plan ----------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class PlanOp(IRDLOperation):
+    """A cuBLASLt plan made once at load time: descriptor, layouts, algorithm, workspace.
+
+    The properties are the whole `MatmulDescriptor` of the `cublaslt.matmul` it came
+    from, plus `workspace_size` (the most workspace bytes its algorithm may use),
+    `algorithm` (how the algorithm is chosen, see `ALGORITHMS`) and, for the BIAS
+    epilogues, `bias_dtype` (cuBLASLt's BIAS_DATA_TYPE).
+    """
+
+    name = "cublaslt_rt.plan"
+
+    sym_name = prop_def(SymbolNameConstraint())
+    transa = prop_def(TransposeAttr)
+    transb = prop_def(TransposeAttr)
+    order_a = prop_def(OrderAttr)
+    order_b = prop_def(OrderAttr)
+    order_c = prop_def(OrderAttr)
+    order_d = prop_def(OrderAttr)
+    m = prop_def(IntegerAttr)
+    n = prop_def(IntegerAttr)
+    k = prop_def(IntegerAttr)
+    lda = prop_def(IntegerAttr)
+    ldb = prop_def(IntegerAttr)
+    ldc = prop_def(IntegerAttr)
+    ldd = prop_def(IntegerAttr)
+    batch_count = prop_def(IntegerAttr)
+    stride_a = prop_def(IntegerAttr)
+    stride_b = prop_def(IntegerAttr)
+    stride_c = prop_def(IntegerAttr)
+    stride_d = prop_def(IntegerAttr)
+    a_dtype = prop_def(DataTypeAttr)
+    b_dtype = prop_def(DataTypeAttr)
+    c_dtype = prop_def(DataTypeAttr)
+    d_dtype = prop_def(DataTypeAttr)
+    compute_type = prop_def(ComputeTypeAttr)
+    scale_type = prop_def(DataTypeAttr)
+    alpha = prop_def(FloatAttr[AnyFloat])
+    beta = prop_def(FloatAttr[AnyFloat])
+    epilogue = prop_def(EpilogueAttr)
+    workspace_size = prop_def(IntegerAttr)
+    algorithm = prop_def(StringAttr)
+    bias_dtype = opt_prop_def(DataTypeAttr)
+
+    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(SymbolOpInterface(), HasParent(ModuleOp))
+    assembly_format = "$sym_name attr-dict"
+
+    def __init__(
+        self,
+        sym_name: str,
+        descriptor: MatmulDescriptor,
+        workspace_size: int,
+        bias_dtype: DataType | None = None,
+        algorithm: str = "heuristic",
+    ):
+        properties: dict[str, Attribute] = {"sym_name": StringAttr(sym_name)}
+        by_field = descriptor_properties(descriptor)
+        # In the descriptor's own field order, which reads like the cuBLASLt call.
+        for field in fields(MatmulDescriptor):
+            properties[field.name] = by_field[field.name]
+        properties["workspace_size"] = IntegerAttr(workspace_size, i64)
+        properties["algorithm"] = StringAttr(algorithm)
+        if bias_dtype is not None:
+            properties["bias_dtype"] = DataTypeAttr(bias_dtype)
+        super().__init__(properties=properties)
+
+    def descriptor(self) -> MatmulDescriptor:
+        """The plan's descriptor as the plain `MatmulDescriptor` executors consume."""
+        return descriptor_from_properties(self.properties)
+
+    def bias_data_type(self) -> DataType | None:
+        """The bias vector's type, or None when the epilogue adds no bias."""
+        return self.bias_dtype.data if self.bias_dtype is not None else None
+
+    def verify_(self) -> None:
+        descriptor = self.descriptor()
+        problems = [str(p) for p in _plan_layout_problems(descriptor)]
+        if not problems:
+            call = MatmulCall(
+                descriptor,
+                _canonical_tensor(descriptor, "a"),
+                _canonical_tensor(descriptor, "b"),
+                None,
+                None,
+                _canonical_tensor(descriptor, "d"),
+            )
+            problems = [str(p) for p in _run_invariants(PLAN_INVARIANTS, call)]
+        workspace = _int(self.workspace_size)
+        if workspace < 0:
+            problems.append(f"workspace_size = {workspace}, but it must not be negative")
+        if self.algorithm.data not in ALGORITHMS:
+            problems.append(
+                f'algorithm = "{self.algorithm.data}", but it must be one of '
+                f"{', '.join(repr(a) for a in ALGORITHMS)}"
+            )
+        problems += _bias_dtype_problems(descriptor, self.bias_data_type())
+        if problems:
+            raise VerifyException("\n".join(f"@{self.sym_name.data}: {p}" for p in problems))
+
+
+def _int(attr: Attribute) -> int:
+    assert isinstance(attr, IntegerAttr)
+    return attr.value.data
+
+
+def _run_invariants(ids: tuple[str, ...], call: MatmulCall) -> list[MatmulDiagnostic]:
+    found: list[MatmulDiagnostic] = []
+    for invariant, check in INVARIANT_CHECKS:
+        if invariant in ids:
+            found += check(call)
+    return found
+
+
+def _stored_dims(desc: MatmulDescriptor, role: str) -> tuple[int, int]:
+    """Rows and columns of operand `role` as stored, before op() (cuBLASLt's layout)."""
+    if role == "a":
+        return (desc.m, desc.k) if desc.transa is Transpose.N else (desc.k, desc.m)
+    if role == "b":
+        return (desc.k, desc.n) if desc.transb is Transpose.N else (desc.n, desc.k)
+    return desc.m, desc.n
+
+
+def _canonical_tensor(desc: MatmulDescriptor, role: str) -> TensorType[Attribute]:
+    """The dense row-major tensor a descriptor's operand is read from (conventions.md)."""
+    rows, cols = _stored_dims(desc, role)
+    order = {"a": desc.order_a, "b": desc.order_b, "d": desc.order_d}[role]
+    dtype = {"a": desc.a_dtype, "b": desc.b_dtype, "d": desc.d_dtype}[role]
+    shape = [cols, rows] if order is Order.COL else [rows, cols]
+    stride = {"a": desc.stride_a, "b": desc.stride_b, "d": desc.stride_d}[role]
+    if desc.batch_count > 1 and stride != 0:
+        shape = [desc.batch_count, *shape]
+    return TensorType(dtype.element_type(), shape)
+
+
+def _plan_layout_problems(desc: MatmulDescriptor) -> list[str]:
+    """What cuBLASLt's layout checks reject: negative sizes, short leading dimensions."""
+    problems: list[str] = []
+    for field in ("m", "n", "k"):
+        if getattr(desc, field) < 0:
+            problems.append(f"{field} = {getattr(desc, field)}, but it must not be negative")
+    if desc.batch_count < 1:
+        problems.append(f"batch_count = {desc.batch_count}, but it must be at least 1")
+    layouts = (
+        ("a", "lda", desc.lda, desc.order_a, desc.stride_a),
+        ("b", "ldb", desc.ldb, desc.order_b, desc.stride_b),
+        ("c", "ldc", desc.ldc, desc.order_c, desc.stride_c),
+        ("d", "ldd", desc.ldd, desc.order_d, desc.stride_d),
+    )
+    for role, ld_field, ld, order, stride in layouts:
+        rows, cols = _stored_dims(desc, role)
+        contiguous = rows if order is Order.COL else cols
+        if ld < max(1, contiguous):
+            problems.append(
+                f"{ld_field} = {ld}, but a {rows} x {cols} matrix in {order} order needs "
+                f"a leading dimension of at least {max(1, contiguous)}"
+            )
+        if stride < 0:
+            problems.append(f"stride_{role} = {stride}, but it must not be negative")
+    return problems
+
+
+def _bias_dtype_problems(desc: MatmulDescriptor, bias_dtype: DataType | None) -> list[str]:
+    if not desc.epilogue.reads_bias:
+        if bias_dtype is None:
+            return []
+        return [
+            f"epilogue {desc.epilogue} adds no bias, but the plan has bias_dtype = {bias_dtype}"
+        ]
+    if bias_dtype is None:
+        return [f"epilogue {desc.epilogue} adds a bias, but the plan has no bias_dtype"]
+    row = find_row(
+        desc.compute_type, desc.scale_type, desc.a_dtype, desc.b_dtype, desc.c_dtype, desc.d_dtype
+    )
+    if row is not None and bias_dtype not in row.bias_dtypes:
+        allowed = " or ".join(str(dtype) for dtype in row.bias_dtypes)
+        return [f"bias_dtype = {bias_dtype}, but this type row takes a bias of {allowed}"]
+    return []
+
+
+# --- buffers -------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class AllocOp(IRDLOperation):
+    """A new buffer, owned by the program; executors allocate it once, at load time."""
+
+    name = "cublaslt_rt.alloc"
+
+    memref = result_def(MemRefType)
+    traits = traits_def(MemoryAllocEffect())
+    assembly_format = "attr-dict `:` type($memref)"
+
+    def __init__(self, buffer_type: MemRefType[Attribute]):
+        super().__init__(result_types=[buffer_type])
+
+    def verify_(self) -> None:
+        problem = dense_memref_problem(self.memref.type)
+        if problem is not None:
+            raise VerifyException(f"'{self.name}' {problem}")
+
+
+@irdl_op_definition
+class ConstantOp(IRDLOperation):
+    """A buffer holding a literal (an `hl.constant`), filled once at load time."""
+
+    name = "cublaslt_rt.constant"
+
+    value = prop_def(DenseIntOrFPElementsAttr)
+    memref = result_def(MemRefType)
+    traits = traits_def(MemoryAllocEffect())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "attr-dict `:` type($memref)"
+
+    def __init__(self, value: DenseIntOrFPElementsAttr):
+        value_type = value.get_type()
+        assert isinstance(value_type, TensorType)
+        super().__init__(properties={"value": value}, result_types=[buffer_of(value_type)])
+
+    def verify_(self) -> None:
+        buffer_type = _require_buffer(self, "result", self.memref)
+        value_type = self.value.get_type()
+        if value_type != tensor_of(buffer_type):
+            raise VerifyException(
+                f"'{self.name}' value of type {value_type} does not fill a buffer of type "
+                f"{buffer_type}; expected a value of type {tensor_of(buffer_type)}"
+            )
+
+
+# --- matmul --------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class MatmulOp(IRDLOperation):
+    """One `cublasLtMatmul` with plan `plan`: D = epilogue(alpha*op(A)op(B) + beta*C + bias).
+
+    Reads A, B, C (when beta != 0) and the bias; writes D in place. C may be D's own
+    buffer (cuBLASLt's in-place form); D may not share a buffer with A, B or the bias.
+    """
+
+    name = "cublaslt_rt.matmul"
+
+    a = operand_def(MemRefType)
+    b = operand_def(MemRefType)
+    c = opt_operand_def(MemRefType)
+    bias = opt_operand_def(MemRefType)
+    d = operand_def(MemRefType)
+    plan = prop_def(SymbolRefAttr)
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    assembly_format = (
+        "$plan `a` `(` $a `:` type($a) `)` `b` `(` $b `:` type($b) `)`"
+        " (`c` `(` $c^ `:` type($c) `)`)? (`bias` `(` $bias^ `:` type($bias) `)`)?"
+        " `d` `(` $d `:` type($d) `)` attr-dict"
+    )
+
+    def __init__(
+        self,
+        plan: str,
+        a: SSAValue,
+        b: SSAValue,
+        d: SSAValue,
+        c: SSAValue | None = None,
+        bias: SSAValue | None = None,
+    ):
+        super().__init__(
+            operands=[a, b, [c] if c is not None else [], [bias] if bias is not None else [], d],
+            properties={"plan": SymbolRefAttr(plan)},
+        )
+
+    def plan_op(self) -> PlanOp | None:
+        """The `cublaslt_rt.plan` this matmul names, or None if there is none."""
+        try:
+            found = SymbolTable.lookup_symbol(self, self.plan)
+        except ValueError:  # not inside a module yet
+            return None
+        return found if isinstance(found, PlanOp) else None
+
+    def verify_(self) -> None:
+        plan = self.plan_op()
+        if plan is None:
+            raise VerifyException(
+                f"'{self.name}' names plan {self.plan}, but the enclosing module has no "
+                f"cublaslt_rt.plan of that name"
+            )
+        a = _require_buffer(self, "operand A", self.a)
+        b = _require_buffer(self, "operand B", self.b)
+        c = _require_buffer(self, "operand C", self.c) if self.c is not None else None
+        bias = _require_buffer(self, "bias", self.bias) if self.bias is not None else None
+        d = _require_buffer(self, "operand D", self.d)
+        for role, value in (("A", self.a), ("B", self.b), ("bias", self.bias)):
+            if value is self.d:
+                raise VerifyException(
+                    f"'{self.name}' writes D into the buffer it reads as {role}; cuBLASLt "
+                    f"needs D apart from A, B and the bias"
+                )
+        call = MatmulCall(
+            plan.descriptor(),
+            tensor_of(a),
+            tensor_of(b),
+            tensor_of(c) if c is not None else None,
+            tensor_of(bias) if bias is not None else None,
+            tensor_of(d),
+        )
+        # The shared checks print operand types as tensors; here the operands are buffers.
+        problems = [
+            str(p).replace("tensor<", "memref<") for p in _run_invariants(BUFFER_INVARIANTS, call)
+        ]
+        bias_dtype = plan.bias_data_type()
+        if (
+            bias is not None
+            and bias_dtype is not None
+            and DataType.from_element_type(bias.element_type) != bias_dtype
+        ):
+            problems.append(
+                f"the plan reads the bias as {bias_dtype}, but the bias buffer is {bias}"
+            )
+        if problems:
+            raise VerifyException("\n".join(f"{self.plan}: {p}" for p in problems))
+
+
+# --- other kernels ----------------------------------------------------------------------
+
+
+def hl_op_class(kernel: str) -> type[IRDLOperation] | None:
+    """The `hl` op class a launch of `kernel` runs, or None if `kernel` names none."""
+    from lumir.dialects.hl import HL
+
+    for op_class in HL.operations:
+        if op_class.name == kernel and issubclass(op_class, IRDLOperation):
+            return op_class
+    return None
+
+
+@irdl_op_definition
+class LaunchOp(IRDLOperation):
+    """A non-GEMM kernel: the `hl` op named by `kernel`, run from buffers into a buffer.
+
+    `params` holds the properties of that `hl` op (absent when it has none). The launch
+    reads `inputs` and writes `output`, which it may not also read.
+    """
+
+    name = "cublaslt_rt.launch"
+
+    inputs = var_operand_def(MemRefType)
+    output = operand_def(MemRefType)
+    kernel = prop_def(StringAttr)
+    params = opt_prop_def(DictionaryAttr)
+
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    assembly_format = (
+        "$kernel ($params^)? `ins` `(` ($inputs^ `:` type($inputs))? `)`"
+        " `outs` `(` $output `:` type($output) `)` attr-dict"
+    )
+
+    def __init__(
+        self,
+        kernel: str,
+        inputs: list[SSAValue],
+        output: SSAValue,
+        params: Mapping[str, Attribute] | None = None,
+    ):
+        properties: dict[str, Attribute] = {"kernel": StringAttr(kernel)}
+        if params:
+            properties["params"] = DictionaryAttr(dict(params))
+        super().__init__(operands=[inputs, output], properties=properties)
+
+    def kernel_params(self) -> dict[str, Attribute]:
+        """The `hl` op's properties (an empty dict when it has none)."""
+        return dict(self.params.data) if self.params is not None else {}
+
+    def verify_(self) -> None:
+        kernel = self.kernel.data
+        op_class = hl_op_class(kernel)
+        if op_class is None or kernel == "hl.constant":
+            raise VerifyException(
+                f"'{self.name}' kernel \"{kernel}\" is not an hl op that runs as a kernel "
+                f"(constants are cublaslt_rt.constant)"
+            )
+        input_types = [_require_buffer(self, "input", value) for value in self.inputs]
+        output_type = _require_buffer(self, "output", self.output)
+        if any(value is self.output for value in self.inputs):
+            raise VerifyException(f"'{self.name}' {kernel} reads the buffer it writes")
+        problem = _hl_problem(op_class, self.kernel_params(), input_types, output_type)
+        if problem is not None:
+            raise VerifyException(f"'{self.name}' {kernel} on these buffers: {problem}")
+
+
+def _hl_problem(
+    op_class: type[IRDLOperation],
+    params: dict[str, Attribute],
+    input_types: list[MemRefType[Attribute]],
+    output_type: MemRefType[Attribute],
+) -> str | None:
+    """What the `hl` op's own verifier says about running on these buffers' values.
+
+    The op is built on detached block arguments of the buffers' tensor types, verified
+    and dropped: the launch then accepts exactly what the `hl` op accepts.
+    """
+    block = Block(arg_types=[tensor_of(t) for t in input_types])
+    try:
+        probe = op_class.create(
+            operands=list(block.args),
+            result_types=[tensor_of(output_type)],
+            properties=params,
+        )
+    except (ValueError, TypeError) as error:
+        return str(error)
+    try:
+        probe.verify()
+    except VerifyException as error:
+        return str(error)
+    finally:
+        probe.drop_all_references()
+    return None
+
+
+CublasltRt = Dialect(
+    "cublaslt_rt",
+    [PlanOp, AllocOp, ConstantOp, MatmulOp, LaunchOp],
+    [],
+)
+
+__all__ = [
+    "ALGORITHMS",
+    "AllocOp",
+    "ConstantOp",
+    "CublasltRt",
+    "LaunchOp",
+    "MatmulOp",
+    "PlanOp",
+    "buffer_of",
+    "dense_memref_problem",
+    "descriptor_from_properties",
+    "hl_op_class",
+    "tensor_of",
+]

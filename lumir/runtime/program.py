@@ -1,0 +1,402 @@
+"""Load a lowered (`cublaslt_rt`) function for a device and run it on torch tensors.
+
+Loading and running are separate phases, as they are for cuBLASLt itself:
+
+- load: allocate every buffer once (inputs, `cublaslt_rt.alloc`s, constants filled with
+  their literal), build every plan from its `cublaslt_rt.plan` and the real buffers
+  (`ReferenceGemmPlan` on CPU, the CUDA engineer's `CublasLtMatmulPlan` on CUDA), bind
+  every `cublaslt_rt.launch` to its torch kernel over typed views of its buffers, and
+  keep the result as a flat tuple of zero-argument launches;
+- run: copy the caller's tensors into the static input buffers, call the launches in
+  order (on CUDA: replay the CUDA graph they were captured into at load time), and
+  return copies of the output buffers.
+
+Everything that can fail on the user's program fails at load time, with the location of
+the op at fault; the run phase does no checking and no decoding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Protocol
+
+import torch
+from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.ir import Operation, SSAValue
+
+from lumir.context import lumir_context
+from lumir.cublaslt_enums import DataType
+from lumir.diagnostics import Diagnostic, LumirDiagnosticError, op_diagnostic
+from lumir.dialects.cublaslt import MatmulDescriptor
+from lumir.dialects.cublaslt_rt import AllocOp, ConstantOp, LaunchOp, MatmulOp, PlanOp
+from lumir.runtime.buffers import (
+    UnsupportedTypeError,
+    byte_size,
+    constant_tensor,
+    new_buffer,
+    shaped_type_parts,
+    typed_view,
+)
+from lumir.runtime.hl_torch import UnknownKernelError, bind_kernel
+from lumir.runtime.interpreter import Signature, check_inputs, find_function, signature
+from lumir.runtime.reference_gemm import ReferenceGemmPlan
+
+if TYPE_CHECKING:
+    from lumir.runtime.cuda_graph import CudaGraphProgram
+
+Launch = Callable[[], object]
+"""A zero-argument step of the run phase (the shape `CudaGraphProgram` captures)."""
+
+
+class DeviceUnavailableError(RuntimeError):
+    """The requested device (or the library it needs, such as nvmath) is not here."""
+
+
+class MatmulPlan(Protocol):
+    """What the executor needs of a plan: `run()` (CPU reference and CUDA plans both)."""
+
+    def run(self) -> None: ...
+
+
+PlanFactory = Callable[
+    [MatmulDescriptor, torch.Tensor, torch.Tensor, torch.Tensor, "_PlanExtras"], MatmulPlan
+]
+
+
+@dataclass(frozen=True)
+class _PlanExtras:
+    c: torch.Tensor | None
+    bias: torch.Tensor | None
+    bias_dtype: DataType | None
+    workspace_size: int
+
+
+class Program:
+    """A lowered function loaded for one device, callable on torch tensors.
+
+    `program(*inputs)` takes the inputs in the function's argument order, with exactly
+    its argument shapes and dtypes (on any device; they are copied into the program's
+    static input buffers) and returns the single result, or a tuple when the function
+    returns zero or several. A program owns its buffers: calls are sequential, never
+    concurrent.
+
+    Attributes:
+        name: the function's name.
+        device: where the buffers live and the launches run.
+        launches: the run phase, in order.
+        plans: the matmul plans built at load time, in IR order.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        device: torch.device,
+        inputs: Sequence[torch.Tensor],
+        outputs: Sequence[torch.Tensor],
+        launches: Sequence[Launch],
+        plans: Sequence[MatmulPlan],
+        arguments: Signature,
+    ) -> None:
+        self.name = name
+        self.device = device
+        self.launches = tuple(launches)
+        self.plans = tuple(plans)
+        self._inputs = tuple(inputs)
+        self._outputs = tuple(outputs)
+        self._arguments = arguments
+        self._graph: CudaGraphProgram | None = None
+        self._closed = False
+
+    def capture(self) -> None:
+        """Capture the launches into one CUDA graph that later calls replay (CUDA only)."""
+        if self.device.type != "cuda":
+            raise ValueError(f"only CUDA programs can be captured, this one runs on {self.device}")
+        from lumir.runtime.cuda_graph import CudaGraphProgram
+
+        self._graph = CudaGraphProgram(self.launches, device=self.device)
+
+    def __call__(self, *inputs: torch.Tensor) -> torch.Tensor | tuple[torch.Tensor, ...]:
+        if self._closed:
+            raise RuntimeError(f"program @{self.name} was closed")
+        check_inputs(f"program @{self.name}", self._arguments, inputs)
+        for static, given in zip(self._inputs, inputs, strict=True):
+            static.copy_(given)
+        if self._graph is not None:
+            self._graph.replay()
+        else:
+            for launch in self.launches:
+                launch()
+        results = tuple(output.clone() for output in self._outputs)
+        return results[0] if len(results) == 1 else results
+
+    def close(self) -> None:
+        """Release the CUDA graph and the plans' cuBLASLt objects. Idempotent.
+
+        A closed program cannot be called again; its buffers go with it.
+        """
+        if self._graph is not None:
+            self._graph.close()
+            self._graph = None
+        for plan in self.plans:
+            close = getattr(plan, "close", None)  # CUDA plans own cuBLASLt descriptors
+            if close is not None:
+                close()
+        self._closed = True
+
+
+def load(
+    module: ModuleOp | str,
+    device: str | torch.device = "cpu",
+    *,
+    function: str | None = None,
+    verify: bool = True,
+    cuda_graph: bool = True,
+) -> Program:
+    """Load a lowered module's function for `device` ("cpu" or "cuda[:i]").
+
+    Args:
+        module: a `ModuleOp` or its text, at level 3 (the output of
+            `lower-to-cublaslt-rt` or `lumir-pipeline`).
+        device: the CPU reference executor ("cpu") or cuBLASLt on a GPU ("cuda").
+        function: the function to load; by default the module's only one.
+        verify: verify the module first. Only tests set this to False, to run a program
+            the verifier would refuse (DESIGN.md's bug) and watch it go wrong.
+        cuda_graph: on CUDA, capture the launches into one CUDA graph and replay it on
+            each call (the default); False runs them one by one.
+
+    Raises:
+        LumirDiagnosticError: the module does not verify, or an op cannot be loaded
+            (e.g. a plan whose layouts reach past their buffers), located at the op.
+        DeviceUnavailableError: CUDA was asked for but torch or nvmath cannot provide it.
+    """
+    if isinstance(module, str):
+        module = _parse(module)
+    if verify:
+        from lumir.diagnostics import verify_module
+
+        problems = verify_module(module)
+        if problems:
+            raise LumirDiagnosticError(problems)
+    func = find_function(module, function)
+    target = torch.device(device)
+    if target.type == "cuda":
+        factory, target = _cuda_plan_factory(target, _largest_workspace(module))
+    elif target.type == "cpu":
+        factory = _cpu_plan
+    else:
+        raise DeviceUnavailableError(f"lumir runs programs on 'cpu' or 'cuda', not '{device}'")
+    program = _Loader(func, target, factory).load()
+    if target.type == "cuda" and cuda_graph:
+        program.capture()
+    return program
+
+
+def _parse(text: str) -> ModuleOp:
+    from xdsl.utils.exceptions import ParseError
+
+    from lumir.diagnostics import parse_error_diagnostic
+    from lumir.tools.located_parser import LocatedParser
+
+    try:
+        return LocatedParser(lumir_context(), text, "<string>").parse_module()
+    except ParseError as error:
+        raise LumirDiagnosticError([parse_error_diagnostic(error, 0)]) from None
+
+
+def _cpu_plan(
+    desc: MatmulDescriptor,
+    a: torch.Tensor,
+    b: torch.Tensor,
+    d: torch.Tensor,
+    extras: _PlanExtras,
+) -> MatmulPlan:
+    return ReferenceGemmPlan(
+        desc, a, b, d, c=extras.c, bias=extras.bias, bias_dtype=extras.bias_dtype
+    )
+
+
+def _largest_workspace(module: ModuleOp) -> int:
+    sizes = [_workspace_size(op) for op in module.ops if isinstance(op, PlanOp)]
+    return max(sizes, default=0)
+
+
+def _cuda_plan_factory(
+    device: torch.device, workspace_bytes: int
+) -> tuple[PlanFactory, torch.device]:
+    """The CUDA plan constructor, imported lazily, and the device it builds plans on.
+
+    The plans of one program run in order on one stream, so they share one workspace,
+    as large as the largest any plan may use; each plan sees its own `workspace_size`
+    bytes of it.
+    """
+    from lumir.runtime.cuda_cublaslt import CublasLtMatmulPlan, cublaslt_available
+
+    if not cublaslt_available():
+        raise DeviceUnavailableError(
+            "device 'cuda' needs an NVIDIA GPU visible to torch and nvmath-python "
+            "(pip install 'lumir[cuda]')"
+        )
+    if device.index is None:
+        device = torch.device("cuda", torch.cuda.current_device())
+    workspace = torch.empty(workspace_bytes, dtype=torch.uint8, device=device)
+
+    def make(
+        desc: MatmulDescriptor,
+        a: torch.Tensor,
+        b: torch.Tensor,
+        d: torch.Tensor,
+        extras: _PlanExtras,
+    ) -> MatmulPlan:
+        return CublasLtMatmulPlan(
+            desc,
+            a,
+            b,
+            d,
+            c=extras.c,
+            bias=extras.bias,
+            bias_dtype=extras.bias_dtype,
+            workspace=workspace[: extras.workspace_size],
+        )
+
+    return make, device
+
+
+class _Loader:
+    """The load phase: walks the function once, allocating and binding as it goes."""
+
+    def __init__(self, func: FuncOp, device: torch.device, plan_factory: PlanFactory):
+        self.func = func
+        self.device = device
+        self.plan_factory = plan_factory
+        self.buffers: dict[SSAValue, torch.Tensor] = {}
+        self.launches: list[Launch] = []
+        self.plans: list[MatmulPlan] = []
+
+    def load(self) -> Program:
+        func = self.func
+        inputs = [self._view(arg, self._new(func, arg)) for arg in func.body.block.args]
+        outputs: list[torch.Tensor] | None = None
+        for op in func.body.block.ops:
+            if isinstance(op, ReturnOp):
+                outputs = [self._view(value, self.buffers[value]) for value in op.arguments]
+                break
+            self._load_op(op)
+        if outputs is None:
+            raise LumirDiagnosticError([op_diagnostic(func, "the function has no func.return")])
+        return Program(
+            func.sym_name.data,
+            self.device,
+            inputs,
+            outputs,
+            self.launches,
+            self.plans,
+            signature(func),
+        )
+
+    def _new(self, op: Operation, value: SSAValue) -> torch.Tensor:
+        """A fresh buffer for `value`, which must be a buffer type the runtime knows."""
+        if not isinstance(value.type, MemRefType):
+            raise LumirDiagnosticError(
+                [
+                    op_diagnostic(
+                        op,
+                        f"expected a lowered function on buffers, found {value.type}; run "
+                        f"lower-to-cublaslt-rt (or lumir-pipeline) first",
+                    )
+                ]
+            )
+        try:
+            shape, dtype = shaped_type_parts(value.type)
+        except UnsupportedTypeError as error:
+            raise LumirDiagnosticError([op_diagnostic(op, str(error))]) from None
+        buffer = new_buffer(byte_size(shape, dtype), self.device)
+        self.buffers[value] = buffer
+        return buffer
+
+    def _view(self, value: SSAValue, buffer: torch.Tensor) -> torch.Tensor:
+        shape, dtype = shaped_type_parts(value.type)
+        return typed_view(buffer, shape, dtype)
+
+    def _load_op(self, op: Operation) -> None:
+        if isinstance(op, AllocOp):
+            self._new(op, op.memref)
+        elif isinstance(op, ConstantOp):
+            buffer = self._new(op, op.memref)
+            self._view(op.memref, buffer).copy_(constant_tensor(op.value))
+        elif isinstance(op, MatmulOp):
+            self._load_matmul(op)
+        elif isinstance(op, LaunchOp):
+            self._load_launch(op)
+        else:
+            raise LumirDiagnosticError(
+                [op_diagnostic(op, f"the runtime cannot execute '{op.name}' (not lowered IR?)")]
+            )
+
+    def _load_matmul(self, op: MatmulOp) -> None:
+        plan = op.plan_op()
+        if plan is None:
+            raise LumirDiagnosticError(
+                [op_diagnostic(op, f"no cublaslt_rt.plan named {op.plan} in the module")]
+            )
+        extras = _PlanExtras(
+            c=self.buffers[op.c] if op.c is not None else None,
+            bias=self.buffers[op.bias] if op.bias is not None else None,
+            bias_dtype=plan.bias_data_type(),
+            workspace_size=_workspace_size(plan),
+        )
+        try:
+            built = self.plan_factory(
+                plan.descriptor(),
+                self.buffers[op.a],
+                self.buffers[op.b],
+                self.buffers[op.d],
+                extras,
+            )
+        except (RuntimeError, ValueError) as error:
+            raise LumirDiagnosticError(
+                [op_diagnostic(op, f"'{op.name}' {op.plan}: {error}")]
+            ) from None
+        self.plans.append(built)
+        self.launches.append(built.run)
+
+    def _load_launch(self, op: LaunchOp) -> None:
+        kernel_name = op.kernel.data
+        shape, dtype = shaped_type_parts(op.output.type)
+        try:
+            kernel = bind_kernel(kernel_name, op.kernel_params(), shape, dtype)
+        except UnknownKernelError:
+            raise LumirDiagnosticError(
+                [op_diagnostic(op, f'the runtime has no kernel for "{kernel_name}"')]
+            ) from None
+        inputs = [self._view(value, self.buffers[value]) for value in op.inputs]
+        output = self._view(op.output, self.buffers[op.output])
+        failure = op_diagnostic(op, f'kernel "{kernel_name}" failed')
+        self.launches.append(_kernel_launch(kernel, inputs, output, failure))
+
+
+def _workspace_size(plan: PlanOp) -> int:
+    return plan.workspace_size.value.data
+
+
+def _kernel_launch(
+    kernel: Callable[..., torch.Tensor],
+    inputs: list[torch.Tensor],
+    output: torch.Tensor,
+    failure: Diagnostic,
+) -> Launch:
+    """One non-GEMM launch: the kernel on the input views, written into the output view.
+
+    torch reports a kernel it cannot run (only possible for IR that skipped the
+    verifier) as a RuntimeError; it is re-raised located at the launch op.
+    """
+
+    def launch() -> None:
+        try:
+            output.copy_(kernel(*inputs))
+        except RuntimeError as error:
+            message = f"{failure.message}: {error}"
+            raise LumirDiagnosticError([replace(failure, message=message)]) from error
+
+    return launch

@@ -1,0 +1,293 @@
+"""One `cublasLtMatmul` on the CPU, reading and writing raw bytes as cuBLASLt does.
+
+This is the CPU executor's GEMM and the reason lumir's tests can catch a wrong fusion
+without a GPU. Every operand is read through the descriptor alone: its declared data
+type, order, leading dimension and batch stride, by index arithmetic over the buffer's
+bytes. Element (row, col) of batch `i` of a matrix is at element offset
+
+    COL order: i * stride + col * ld + row
+    ROW order: i * stride + row * ld + col
+
+times the data type's byte width. Nothing looks at the type the buffer was allocated
+with, so a C declared f32 over a bf16 buffer reads pairs of bf16 values as one float32
+and runs past the buffer's end, as the GPU would (DESIGN.md's bug); here running past
+the end is a `GemmBufferError` rather than a read of a neighbouring allocation.
+
+Arithmetic follows cuBLASLt's definition of the call:
+
+    D = activation(alpha * op(A) op(B) + beta * C + bias)
+
+with C read only when beta != 0, the bias (one value per row of D, i.e. along m) added
+before the activation, GELU in its tanh form, and one rounding to D's data type at the
+end. Products and sums are computed in float64, which holds every f16/bf16/f32 product
+exactly; the compute type's own reductions of precision are applied where they change
+the inputs (`compute_32f_fast_*` rounds A and B, `compute_16f` rounds the accumulator)
+and alpha and beta are rounded to the scale type, as cuBLASLt reads them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from lumir.cublaslt_enums import ComputeType, DataType, Epilogue, Operand, Order, Transpose
+from lumir.dialects.cublaslt import MatmulDescriptor
+from lumir.runtime.buffers import data_type_dtype
+from lumir.runtime.hl_torch import gelu_tanh
+
+SUPPORTED_EPILOGUES = frozenset(
+    {
+        Epilogue.DEFAULT,
+        Epilogue.RELU,
+        Epilogue.BIAS,
+        Epilogue.RELU_BIAS,
+        Epilogue.GELU,
+        Epilogue.GELU_BIAS,
+    }
+)
+"""The forward epilogues; AUX and gradient ones need buffers the IR does not carry."""
+
+
+class GemmBufferError(RuntimeError):
+    """An operand's layout reaches past the end of its buffer, or D's layout overlaps itself.
+
+    On a GPU the first reads or writes a neighbouring allocation; the second makes D
+    depend on the order of threads. Both are wrong programs, so the reference stops.
+    """
+
+
+class GemmDescriptorError(RuntimeError):
+    """The call asks for something the reference does not compute (an AUX epilogue, say)."""
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How cuBLASLt reads one matrix operand out of a buffer (a cublasLtMatrixLayout_t).
+
+    `rows` x `cols` is the matrix as stored, before op(): A is m x k when transa = N and
+    k x m when transa = T.
+    """
+
+    dtype: DataType
+    rows: int
+    cols: int
+    ld: int
+    order: Order
+    batch_count: int
+    stride: int
+
+    def element_offsets(self) -> torch.Tensor:
+        """Element offsets of every (batch, row, col), as an int64 tensor of that shape."""
+        batch = torch.arange(self.batch_count, dtype=torch.int64) * self.stride
+        rows = torch.arange(self.rows, dtype=torch.int64)
+        cols = torch.arange(self.cols, dtype=torch.int64)
+        if self.order is Order.COL:
+            row_step, col_step = rows, cols * self.ld
+        else:
+            row_step, col_step = rows * self.ld, cols
+        return batch[:, None, None] + row_step[None, :, None] + col_step[None, None, :]
+
+    def describe(self) -> str:
+        """`f32 64 x 32 col-order matrix with ld 64 (2 batches, stride 2048)`."""
+        text = f"{self.dtype} {self.rows} x {self.cols} {self.order}-order matrix with ld {self.ld}"
+        if self.batch_count > 1:
+            text += f" ({self.batch_count} batches, stride {self.stride})"
+        return text
+
+
+def operand_layout(descriptor: MatmulDescriptor, operand: Operand) -> Layout:
+    """The layout the descriptor gives operand A, B, C or D."""
+    d = descriptor
+    if operand is Operand.A:
+        rows, cols = (d.m, d.k) if d.transa is Transpose.N else (d.k, d.m)
+        return Layout(d.a_dtype, rows, cols, d.lda, d.order_a, d.batch_count, d.stride_a)
+    if operand is Operand.B:
+        rows, cols = (d.k, d.n) if d.transb is Transpose.N else (d.n, d.k)
+        return Layout(d.b_dtype, rows, cols, d.ldb, d.order_b, d.batch_count, d.stride_b)
+    if operand is Operand.C:
+        return Layout(d.c_dtype, d.m, d.n, d.ldc, d.order_c, d.batch_count, d.stride_c)
+    return Layout(d.d_dtype, d.m, d.n, d.ldd, d.order_d, d.batch_count, d.stride_d)
+
+
+@dataclass(frozen=True)
+class _Access:
+    """A buffer seen through one layout: the typed view and the offsets to gather."""
+
+    view: torch.Tensor
+    offsets: torch.Tensor
+
+
+def _access(
+    name: str, buffer: torch.Tensor, dtype: DataType, offsets: torch.Tensor, what: str
+) -> _Access:
+    """Check that `offsets` of `dtype` fit in `buffer`, and return the typed view."""
+    if buffer.dtype != torch.uint8 or buffer.dim() != 1 or not buffer.is_contiguous():
+        raise ValueError(
+            f"operand {name}: expected a flat contiguous torch.uint8 buffer, got dtype "
+            f"{buffer.dtype} and shape {tuple(buffer.shape)}"
+        )
+    if buffer.device.type != "cpu":
+        raise ValueError(
+            f"operand {name}: the reference GEMM runs on CPU buffers, got {buffer.device}"
+        )
+    width = dtype.byte_width
+    count = buffer.numel() // width
+    if offsets.numel():
+        lowest, highest = int(offsets.min()), int(offsets.max())
+        reach = (highest + 1) * width
+        if lowest < 0 or reach > buffer.numel():
+            raise GemmBufferError(
+                f"operand {name} is read as a {what}, which reaches byte {reach}, but its "
+                f"buffer holds {buffer.numel()} bytes"
+            )
+    view = buffer[: count * width].view(data_type_dtype(dtype))
+    return _Access(view, offsets)
+
+
+def _round_to(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    return x.to(dtype).to(torch.float64)
+
+
+def _round_tf32(x: torch.Tensor) -> torch.Tensor:
+    """Round float values to TF32 (10 mantissa bits), to nearest even, as the tensor cores."""
+    bits = x.to(torch.float32).view(torch.int32)
+    lsb = (bits >> 13) & 1
+    rounded = (bits + 0x0FFF + lsb) & ~0x1FFF
+    finite = torch.isfinite(x)
+    return torch.where(finite, rounded.view(torch.float32).to(torch.float64), x)
+
+
+def _compute_inputs(x: torch.Tensor, compute_type: ComputeType) -> torch.Tensor:
+    """A or B as the compute type's multipliers see them."""
+    if compute_type is ComputeType.COMPUTE_32F_FAST_16F:
+        return _round_to(x, torch.float16)
+    if compute_type is ComputeType.COMPUTE_32F_FAST_16BF:
+        return _round_to(x, torch.bfloat16)
+    if compute_type is ComputeType.COMPUTE_32F_FAST_TF32:
+        return _round_tf32(x)
+    return x
+
+
+def _scale(value: float, scale_type: DataType) -> float:
+    """alpha or beta as cuBLASLt reads it: a host scalar of the scale type."""
+    return float(torch.tensor(value, dtype=torch.float64).to(data_type_dtype(scale_type)).item())
+
+
+def _to_output(x: torch.Tensor, dtype: DataType) -> torch.Tensor:
+    target = data_type_dtype(dtype)
+    if target.is_floating_point:
+        return x.to(target)
+    info = torch.iinfo(target)
+    return torch.round(x).clamp(info.min, info.max).to(target)
+
+
+class ReferenceGemmPlan:
+    """A `cublasLtMatmul` ready to run on CPU buffers: the reference twin of the CUDA plan.
+
+    Same arguments as `lumir.runtime.cuda_cublaslt.CublasLtMatmulPlan`: the descriptor,
+    flat `torch.uint8` CPU buffers for A, B and D, C (needed only when beta != 0; it may
+    be D's buffer) and the bias (exactly when the epilogue adds one, read as
+    `bias_dtype`, default D's type). Construction does what a plan does on the GPU:
+    checks the descriptor and that every layout fits its buffer, and precomputes the
+    offsets, so `run()` only gathers, multiplies and scatters.
+
+    Raises:
+        GemmBufferError: a layout reaches past its buffer, or D's layout overlaps itself.
+        GemmDescriptorError: an epilogue the reference does not compute.
+        ValueError: a missing or superfluous C or bias, or a buffer that is not flat CPU
+            bytes.
+    """
+
+    def __init__(
+        self,
+        descriptor: MatmulDescriptor,
+        a: torch.Tensor,
+        b: torch.Tensor,
+        d: torch.Tensor,
+        *,
+        c: torch.Tensor | None = None,
+        bias: torch.Tensor | None = None,
+        bias_dtype: DataType | None = None,
+    ) -> None:
+        desc = descriptor
+        self.descriptor = desc
+        if desc.epilogue not in SUPPORTED_EPILOGUES:
+            raise GemmDescriptorError(
+                f"epilogue {desc.epilogue} needs auxiliary buffers that lumir's executors do "
+                f"not provide"
+            )
+        self.reads_c = desc.beta != 0.0
+        if self.reads_c and c is None:
+            raise ValueError(f"beta = {desc.beta} reads C, but no C buffer was given")
+        if (bias is not None) != desc.epilogue.reads_bias:
+            wanted = "needs a" if desc.epilogue.reads_bias else "takes no"
+            raise ValueError(f"epilogue {desc.epilogue} {wanted} bias buffer")
+
+        self._a = self._operand("A", a, Operand.A)
+        self._b = self._operand("B", b, Operand.B)
+        self._c = self._operand("C", c, Operand.C) if self.reads_c and c is not None else None
+        self._d = self._operand("D", d, Operand.D)
+        if self._d.offsets.numel() != torch.unique(self._d.offsets).numel():
+            raise GemmBufferError(
+                f"operand D is written as a {operand_layout(desc, Operand.D).describe()}, "
+                f"which writes some elements more than once"
+            )
+        self._bias: _Access | None = None
+        if bias is not None:
+            self.bias_dtype = bias_dtype if bias_dtype is not None else desc.d_dtype
+            offsets = torch.arange(desc.m, dtype=torch.int64)
+            self._bias = _access(
+                "bias", bias, self.bias_dtype, offsets, f"{self.bias_dtype} vector of {desc.m}"
+            )
+        self.alpha = _scale(desc.alpha, desc.scale_type)
+        self.beta = _scale(desc.beta, desc.scale_type)
+        # References keep the buffers alive for as long as the plan can run.
+        self.buffers = {"a": a, "b": b, "c": c, "d": d, "bias": bias}
+
+    def _operand(self, name: str, buffer: torch.Tensor, operand: Operand) -> _Access:
+        layout = operand_layout(self.descriptor, operand)
+        return _access(name, buffer, layout.dtype, layout.element_offsets(), layout.describe())
+
+    def run(self) -> None:
+        """Compute D from the buffers' current contents and write it into D's buffer."""
+        desc = self.descriptor
+        a = _compute_inputs(self._gather(self._a), desc.compute_type)
+        b = _compute_inputs(self._gather(self._b), desc.compute_type)
+        if desc.transa is Transpose.T:
+            a = a.transpose(1, 2)
+        if desc.transb is Transpose.T:
+            b = b.transpose(1, 2)
+        product = torch.matmul(a, b)
+        if desc.compute_type in (ComputeType.COMPUTE_16F, ComputeType.COMPUTE_16F_PEDANTIC):
+            product = _round_to(product, torch.float16)
+        x = self.alpha * product
+        if self._c is not None:
+            x = x + self.beta * self._gather(self._c)
+        if self._bias is not None:
+            x = x + self._gather(self._bias)[None, :, None]
+        activation = desc.epilogue.activation
+        if activation == "relu":
+            x = torch.relu(x)
+        elif activation == "gelu":
+            x = gelu_tanh(x)
+        values = _to_output(x, desc.d_dtype)
+        self._d.view[self._d.offsets.reshape(-1)] = values.reshape(-1)
+
+    @staticmethod
+    def _gather(access: _Access) -> torch.Tensor:
+        return access.view[access.offsets].to(torch.float64)
+
+
+def reference_matmul(
+    descriptor: MatmulDescriptor,
+    a: torch.Tensor,
+    b: torch.Tensor,
+    d: torch.Tensor,
+    *,
+    c: torch.Tensor | None = None,
+    bias: torch.Tensor | None = None,
+    bias_dtype: DataType | None = None,
+) -> None:
+    """Run one `cublasLtMatmul` on CPU byte buffers, writing D in place (see the module)."""
+    ReferenceGemmPlan(descriptor, a, b, d, c=c, bias=bias, bias_dtype=bias_dtype).run()

@@ -1,0 +1,62 @@
+// RUN: lumir-opt %s --split-input-file | lumir-opt --split-input-file | filecheck %s
+// RUN: lumir-opt %s --split-input-file --print-op-generic | lumir-opt --split-input-file | filecheck %s
+// RUN: lumir-opt %s --split-input-file --print-op-generic | filecheck %s --check-prefix=GENERIC
+
+// cublaslt_rt.launch: a non-GEMM kernel. It names the hl op it runs, carries that op's
+// properties as params (printed only when there are some), reads `ins` and writes `outs`.
+
+// An op without properties.
+// CHECK-LABEL: func.func @add(
+// CHECK-NEXT:    %s = cublaslt_rt.alloc : memref<4x8xf32>
+// CHECK-NEXT:    cublaslt_rt.launch "hl.add" ins(%a, %b : memref<4x8xf32>, memref<8xf32>) outs(%s : memref<4x8xf32>)
+// CHECK-NEXT:    func.return %s : memref<4x8xf32>
+// GENERIC-LABEL: "func.func"() <{sym_name = "add"
+// GENERIC:         "cublaslt_rt.launch"(%a, %b, %s) <{kernel = "hl.add"}> : (memref<4x8xf32>, memref<8xf32>, memref<4x8xf32>) -> ()
+func.func @add(%a: memref<4x8xf32>, %b: memref<8xf32>) -> memref<4x8xf32> {
+  %s = cublaslt_rt.alloc : memref<4x8xf32>
+  cublaslt_rt.launch "hl.add" ins(%a, %b : memref<4x8xf32>, memref<8xf32>) outs(%s : memref<4x8xf32>)
+  func.return %s : memref<4x8xf32>
+}
+
+// -----
+
+// Properties travel as params: softmax's dim, a reduction's dims and keepdim.
+// CHECK-LABEL: func.func @params(
+// CHECK-NEXT:    %p = cublaslt_rt.alloc : memref<4x8xbf16>
+// CHECK-NEXT:    cublaslt_rt.launch "hl.softmax" {dim = -1 : i64} ins(%a : memref<4x8xbf16>) outs(%p : memref<4x8xbf16>)
+// CHECK-NEXT:    %m = cublaslt_rt.alloc : memref<4x1xbf16>
+// CHECK-NEXT:    cublaslt_rt.launch "hl.mean" {dims = array<i64: 1>, keepdim} ins(%p : memref<4x8xbf16>) outs(%m : memref<4x1xbf16>)
+// CHECK-NEXT:    %g = cublaslt_rt.alloc : memref<4x8xbf16>
+// CHECK-NEXT:    cublaslt_rt.launch "hl.gelu" {approximate = "tanh"} ins(%a : memref<4x8xbf16>) outs(%g : memref<4x8xbf16>)
+// GENERIC-LABEL: "func.func"() <{sym_name = "params"
+// GENERIC:         "cublaslt_rt.launch"(%a, %p) <{kernel = "hl.softmax", params = {dim = -1 : i64}}>
+// GENERIC:         "cublaslt_rt.launch"(%p, %m) <{kernel = "hl.mean", params = {dims = array<i64: 1>, keepdim}}>
+func.func @params(%a: memref<4x8xbf16>) -> memref<4x1xbf16> {
+  %p = cublaslt_rt.alloc : memref<4x8xbf16>
+  cublaslt_rt.launch "hl.softmax" {dim = -1 : i64} ins(%a : memref<4x8xbf16>) outs(%p : memref<4x8xbf16>)
+  %m = cublaslt_rt.alloc : memref<4x1xbf16>
+  cublaslt_rt.launch "hl.mean" {dims = array<i64: 1>, keepdim} ins(%p : memref<4x8xbf16>) outs(%m : memref<4x1xbf16>)
+  %g = cublaslt_rt.alloc : memref<4x8xbf16>
+  cublaslt_rt.launch "hl.gelu" {approximate = "tanh"} ins(%a : memref<4x8xbf16>) outs(%g : memref<4x8xbf16>)
+  func.return %m : memref<4x1xbf16>
+}
+
+// -----
+
+// Variadic inputs, integer and boolean buffers.
+// CHECK-LABEL: func.func @gather_select(
+// CHECK-NEXT:    %e = cublaslt_rt.alloc : memref<2x3x8xf16>
+// CHECK-NEXT:    cublaslt_rt.launch "hl.embedding" ins(%table, %ids : memref<16x8xf16>, memref<2x3xi64>) outs(%e : memref<2x3x8xf16>)
+// CHECK-NEXT:    %c = cublaslt_rt.alloc : memref<2x6x8xf16>
+// CHECK-NEXT:    cublaslt_rt.launch "hl.cat" {dim = 1 : i64} ins(%e, %e : memref<2x3x8xf16>, memref<2x3x8xf16>) outs(%c : memref<2x6x8xf16>)
+// CHECK-NEXT:    %w = cublaslt_rt.alloc : memref<2x6x8xf16>
+// CHECK-NEXT:    cublaslt_rt.launch "hl.where" ins(%mask, %c, %c : memref<2x6x8xi1>, memref<2x6x8xf16>, memref<2x6x8xf16>) outs(%w : memref<2x6x8xf16>)
+func.func @gather_select(%table: memref<16x8xf16>, %ids: memref<2x3xi64>, %mask: memref<2x6x8xi1>) -> memref<2x6x8xf16> {
+  %e = cublaslt_rt.alloc : memref<2x3x8xf16>
+  cublaslt_rt.launch "hl.embedding" ins(%table, %ids : memref<16x8xf16>, memref<2x3xi64>) outs(%e : memref<2x3x8xf16>)
+  %c = cublaslt_rt.alloc : memref<2x6x8xf16>
+  cublaslt_rt.launch "hl.cat" {dim = 1 : i64} ins(%e, %e : memref<2x3x8xf16>, memref<2x3x8xf16>) outs(%c : memref<2x6x8xf16>)
+  %w = cublaslt_rt.alloc : memref<2x6x8xf16>
+  cublaslt_rt.launch "hl.where" ins(%mask, %c, %c : memref<2x6x8xi1>, memref<2x6x8xf16>, memref<2x6x8xf16>) outs(%w : memref<2x6x8xf16>)
+  func.return %w : memref<2x6x8xf16>
+}

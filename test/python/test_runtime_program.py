@@ -1,0 +1,194 @@
+"""`lumir.runtime.load`: the program API, its errors, determinism, and the CUDA path.
+
+The CUDA tests carry the `cuda` marker and skip without nvmath-python or a GPU; they
+run the same lowered programs on cuBLASLt (eagerly and replayed from a CUDA graph) and
+compare them with the CPU reference executor.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from lumir.diagnostics import LumirDiagnosticError
+from lumir.dialects.hl import HL
+from lumir.runtime import DeviceUnavailableError, load
+from lumir.runtime.cuda_cublaslt import cublaslt_available
+from lumir.runtime.hl_torch import KERNELS
+
+REPO = Path(__file__).resolve().parents[2]
+
+needs_gpu = pytest.mark.skipif(
+    not cublaslt_available(), reason="needs nvmath-python and a CUDA device"
+)
+
+MLP = """
+cublaslt_rt.plan @plan0 {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>,
+  order_a = #cublaslt<order col>, order_b = #cublaslt<order col>,
+  order_c = #cublaslt<order col>, order_d = #cublaslt<order col>,
+  m = 32 : i64, n = 8 : i64, k = 16 : i64, lda = 16 : i64, ldb = 16 : i64,
+  ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64,
+  stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64,
+  a_dtype = #cublaslt<dtype f32>, b_dtype = #cublaslt<dtype f32>,
+  c_dtype = #cublaslt<dtype f32>, d_dtype = #cublaslt<dtype f32>,
+  compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>,
+  alpha = 1.0 : f64, beta = 1.0 : f64, epilogue = #cublaslt<epilogue gelu_bias>,
+  workspace_size = 0 : i64, algorithm = "heuristic", bias_dtype = #cublaslt<dtype f32>}
+func.func @mlp(%x: memref<8x16xf32>, %w: memref<32x16xf32>, %b: memref<32xf32>,
+               %r: memref<8x32xf32>) -> (memref<8x32xf32>, memref<8xf32>, memref<8x16xf32>) {
+  %y = cublaslt_rt.alloc : memref<8x32xf32>
+  cublaslt_rt.matmul @plan0 a(%w : memref<32x16xf32>) b(%x : memref<8x16xf32>)
+      c(%r : memref<8x32xf32>) bias(%b : memref<32xf32>) d(%y : memref<8x32xf32>)
+  %half = cublaslt_rt.constant {value = dense<0.5> : tensor<f32>} : memref<f32>
+  %s = cublaslt_rt.alloc : memref<8x32xf32>
+  cublaslt_rt.launch "hl.mul" ins(%y, %half : memref<8x32xf32>, memref<f32>)
+      outs(%s : memref<8x32xf32>)
+  %m = cublaslt_rt.alloc : memref<8xf32>
+  cublaslt_rt.launch "hl.amax" {dims = array<i64: 1>} ins(%s : memref<8x32xf32>)
+      outs(%m : memref<8xf32>)
+  func.return %s, %m, %x : memref<8x32xf32>, memref<8xf32>, memref<8x16xf32>
+}
+"""
+
+
+def mlp_inputs(seed: int) -> list[torch.Tensor]:
+    generator = torch.Generator().manual_seed(seed)
+    shapes = [(8, 16), (32, 16), (32,), (8, 32)]
+    return [torch.randn(shape, generator=generator) for shape in shapes]
+
+
+def mlp_expected(
+    x: torch.Tensor, w: torch.Tensor, b: torch.Tensor, r: torch.Tensor
+) -> tuple[torch.Tensor, ...]:
+    """gelu_tanh(X W^T + R + b) / 2, its row maxima, and X itself."""
+    y = torch.nn.functional.gelu(x @ w.T + r + b, approximate="tanh") * 0.5
+    return y, y.amax(dim=1), x
+
+
+def test_program_runs_plans_launches_and_constants() -> None:
+    program = load(MLP)
+    inputs = mlp_inputs(0)
+    results = program(*inputs)
+    assert isinstance(results, tuple) and len(results) == 3
+    for got, want in zip(results, mlp_expected(*inputs), strict=True):
+        torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+    assert program.name == "mlp" and len(program.plans) == 1 and len(program.launches) == 3
+
+
+def test_program_is_reusable_and_returns_copies() -> None:
+    program = load(MLP)
+    first_inputs, second_inputs = mlp_inputs(1), mlp_inputs(2)
+    first = program(*first_inputs)
+    kept = [t.clone() for t in first]
+    second = program(*second_inputs)
+    for got, want in zip(first, kept, strict=True):
+        assert torch.equal(got, want)  # the second call did not overwrite the first's results
+    for got, want in zip(second, mlp_expected(*second_inputs), strict=True):
+        torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_a_closed_program_refuses_to_run() -> None:
+    program = load(MLP)
+    program.close()
+    program.close()
+    with pytest.raises(RuntimeError, match="program @mlp was closed"):
+        program(*mlp_inputs(0))
+
+
+def test_inputs_must_match_the_signature() -> None:
+    program = load(MLP)
+    x, w, b, r = mlp_inputs(0)
+    with pytest.raises(ValueError, match="takes 4 inputs, got 3"):
+        program(x, w, b)
+    with pytest.raises(ValueError, match=r"input 0 must be torch.float32 of shape \[8, 16\]"):
+        program(x.double(), w, b, r)
+    with pytest.raises(ValueError, match=r"input 3 must be torch.float32 of shape \[8, 32\]"):
+        program(x, w, b, r.T)
+
+
+def test_unlowered_module_is_refused_with_a_hint() -> None:
+    text = """
+    func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+      %y = hl.relu %x : tensor<4xf32> -> tensor<4xf32>
+      func.return %y : tensor<4xf32>
+    }
+    """
+    with pytest.raises(LumirDiagnosticError, match="run lower-to-cublaslt-rt"):
+        load(text)
+
+
+def test_verifier_errors_are_located() -> None:
+    text = MLP.replace('"hl.amax" {dims = array<i64: 1>}', '"hl.amax" {dims = array<i64: 2>}')
+    with pytest.raises(LumirDiagnosticError) as caught:
+        load(text)
+    (diagnostic,) = caught.value.diagnostics
+    assert diagnostic.location is not None and diagnostic.location.line == 23
+    assert "dimension 2 is out of range for rank 2" in diagnostic.message
+
+
+def test_unknown_device_is_refused() -> None:
+    with pytest.raises(DeviceUnavailableError, match="'cpu' or 'cuda', not 'meta'"):
+        load(MLP, device="meta")
+
+
+@pytest.mark.skipif(cublaslt_available(), reason="checks the message on machines without CUDA")
+def test_cuda_without_gpu_says_so() -> None:
+    with pytest.raises(DeviceUnavailableError, match="needs an NVIDIA GPU"):
+        load(MLP, device="cuda")
+
+
+def test_every_hl_op_has_a_kernel() -> None:
+    """The hl dialect and the torch kernel table stay in step (constants are data)."""
+    kernels = {op.name for op in HL.operations} - {"hl.constant"}
+    assert kernels == set(KERNELS)
+
+
+def test_lowering_is_byte_identical_across_processes() -> None:
+    """Plan names, order and printing do not depend on hashing or dict order."""
+    source = REPO / "test" / "lit" / "lower-to-cublaslt-rt" / "plans.mlir"
+    outputs = set()
+    for seed in ("0", "1", "12345"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run(
+            [sys.executable, "-m", "lumir.tools.lumir_opt", str(source), "-p",
+             "lower-to-cublaslt-rt", "--split-input-file"],
+            env=env, capture_output=True, text=True, check=True, cwd=REPO,
+        )  # fmt: skip
+        outputs.add(done.stdout)
+    assert len(outputs) == 1
+    assert "cublaslt_rt.plan @plan0" in outputs.pop()
+
+
+# --- CUDA ------------------------------------------------------------------------------
+
+
+@pytest.mark.cuda
+@needs_gpu
+@pytest.mark.parametrize("cuda_graph", [False, True], ids=["eager", "graph"])
+def test_cuda_program_matches_cpu(cuda_graph: bool) -> None:
+    cpu = load(MLP)
+    gpu = load(MLP, device="cuda", cuda_graph=cuda_graph)
+    for seed in (0, 1):  # a second call replays with new inputs
+        inputs = mlp_inputs(seed)
+        want = cpu(*inputs)
+        got = gpu(*[t.cuda() for t in inputs])
+        for g, w in zip(got, want, strict=True):
+            assert g.is_cuda
+            torch.testing.assert_close(g.cpu(), w, rtol=1e-4, atol=1e-4)
+    gpu.close()
+
+
+@pytest.mark.cuda
+@needs_gpu
+def test_cuda_bug_is_refused_when_the_plan_is_built() -> None:
+    """C declared f32 over a bf16 buffer: the CUDA plan sees C's layout overrun its buffer."""
+    text = MLP.replace("%r: memref<8x32xf32>", "%r: memref<8x32xbf16>").replace(
+        "c(%r : memref<8x32xf32>)", "c(%r : memref<8x32xbf16>)"
+    )
+    with pytest.raises(LumirDiagnosticError, match=r"'cublaslt_rt\.matmul' @plan0: operand C"):
+        load(text, device="cuda", verify=False)
