@@ -13,9 +13,11 @@ op to the next.
 from __future__ import annotations
 
 import abc
+import math
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
+    AnyFloat,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     FloatAttr,
@@ -52,7 +54,19 @@ def _tensor(value: SSAValue | Attribute) -> TensorType:
 
 
 def _shape(value: SSAValue | Attribute) -> tuple[int, ...]:
-    return tuple(_tensor(value).get_shape())
+    """The static shape of a tensor value or type.
+
+    hl shapes are static (the frontend specialises dynamic dimensions before import);
+    a `?` dimension is reported here rather than compared as the number -1.
+    """
+    tensor = _tensor(value)
+    shape = tuple(tensor.get_shape())
+    if any(dim < 0 for dim in shape):
+        raise VerifyException(
+            f"hl ops need static shapes, got {tensor}: the frontend specialises dynamic "
+            "dimensions before import"
+        )
+    return shape
 
 
 def _elem(value: SSAValue | Attribute) -> Attribute:
@@ -92,6 +106,22 @@ def _norm_dim(op: IRDLOperation, dim: int, rank: int) -> int:
     if not -max(rank, 1) <= dim < max(rank, 1):
         raise VerifyException(f"'{op.name}' dimension {dim} is out of range for rank {rank}")
     return dim % max(rank, 1)
+
+
+def _check_float(op: IRDLOperation, value: SSAValue) -> None:
+    """ATen computes some ops (mean, softmax) only on floating-point tensors."""
+    if not isinstance(_elem(value), AnyFloat):
+        raise VerifyException(f"'{op.name}' needs a floating-point input, got {value.type}")
+
+
+def _check_same_element(op: IRDLOperation, **values: SSAValue) -> None:
+    """ATen does not promote across these operands: they must share an element type."""
+    elements = {name: _elem(value) for name, value in values.items()}
+    if len(set(elements.values())) > 1:
+        listed = ", ".join(f"{name} {element}" for name, element in elements.items())
+        raise VerifyException(
+            f"'{op.name}' operand element types differ: {listed} (insert an hl.cast)"
+        )
 
 
 def _int(attr: Attribute) -> int:
@@ -316,11 +346,15 @@ class CastOp(IRDLOperation):
 
 
 class ReductionOp(IRDLOperation, abc.ABC):
-    """Reduce `input` over `dims` (ATen's dim list), keeping them as 1 if `keepdim`."""
+    """Reduce `input` over `dims` (ATen's dim list), keeping them as 1 if `keepdim`.
+
+    As in ATen, an empty `dims` reduces over every dimension, and a dimension may not
+    be named twice (`[1, -1]` on a 2-D input is rejected).
+    """
 
     input = operand_def(TensorType)
     result = result_def(TensorType)
-    dims = prop_def(DenseArrayBase)
+    dims = prop_def(DenseArrayBase.constr(i64))
     keepdim = opt_prop_def(UnitAttr)
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
@@ -334,7 +368,12 @@ class ReductionOp(IRDLOperation, abc.ABC):
 
     def verify_(self) -> None:
         shape = _shape(self.input)
-        dims = {_norm_dim(self, d, len(shape)) for d in _ints(self.dims)}
+        named = [_norm_dim(self, d, len(shape)) for d in _ints(self.dims)]
+        if len(set(named)) != len(named):
+            raise VerifyException(
+                f"'{self.name}' dims {list(_ints(self.dims))} name a dimension more than once"
+            )
+        dims = set(named) if named else set(range(len(shape)))
         if self.keepdim is not None:
             expected = [1 if i in dims else s for i, s in enumerate(shape)]
         else:
@@ -354,6 +393,10 @@ class MeanOp(ReductionOp):
     """aten.mean.dim."""
 
     name = "hl.mean"
+
+    def verify_(self) -> None:
+        _check_float(self, self.input)
+        super().verify_()
 
 
 @irdl_op_definition
@@ -384,6 +427,7 @@ class SoftmaxOp(IRDLOperation):
         )
 
     def verify_(self) -> None:
+        _check_float(self, self.input)
         _norm_dim(self, _int(self.dim), len(_shape(self.input)))
         _check_result(self, _shape(self.input), _elem(self.input))
 
@@ -458,6 +502,10 @@ class LinearOp(IRDLOperation):
             raise VerifyException(
                 f"'hl.linear' expects input [..., K] and weight [N, K], got {list(x)} and {list(w)}"
             )
+        operands = {"input": self.input, "weight": self.weight}
+        if self.bias is not None:
+            operands["bias"] = self.bias
+        _check_same_element(self, **operands)
         if self.bias is not None and _shape(self.bias) != (w[0],):
             raise VerifyException(
                 f"'hl.linear' bias must be [{w[0]}], got {list(_shape(self.bias))}"
@@ -484,6 +532,7 @@ class AddmmOp(IRDLOperation):
             raise VerifyException(
                 f"'hl.addmm' expects [M, K] @ [K, N], got {list(lhs)} and {list(rhs)}"
             )
+        _check_same_element(self, bias=self.bias, lhs=self.lhs, rhs=self.rhs)
         shape = (lhs[0], rhs[1])
         if broadcast_shapes(_shape(self.bias), shape) != shape:
             raise VerifyException(
@@ -494,7 +543,12 @@ class AddmmOp(IRDLOperation):
 
 @irdl_op_definition
 class ScaledDotProductAttentionOp(IRDLOperation):
-    """aten.scaled_dot_product_attention on [B, H, L, E] query/key/value."""
+    """aten.scaled_dot_product_attention on [..., L, E] query, [..., S, E] key, [..., S, Ev] value.
+
+    The batch dimensions broadcast (the result is [*batch, L, Ev]); an optional `mask`
+    is i1 (true takes part) or the query's element type, broadcastable to
+    [*batch, L, S], and cannot be combined with `is_causal`.
+    """
 
     name = "hl.sdpa"
 
@@ -516,11 +570,30 @@ class ScaledDotProductAttentionOp(IRDLOperation):
         q, k, v = _shape(self.query), _shape(self.key), _shape(self.value)
         if len(q) < 2 or len(k) != len(q) or len(v) != len(q):
             raise VerifyException("'hl.sdpa' expects query, key and value of one rank >= 2")
-        if q[-1] != k[-1] or k[-2] != v[-2]:
+        _check_same_element(self, query=self.query, key=self.key, value=self.value)
+        batch = broadcast_shapes(q[:-2], k[:-2], v[:-2])
+        if q[-1] != k[-1] or k[-2] != v[-2] or batch is None:
             raise VerifyException(
                 f"'hl.sdpa' shapes disagree: query {list(q)}, key {list(k)}, value {list(v)}"
             )
-        _check_result(self, (*q[:-1], v[-1]), _elem(self.query))
+        if self.mask is not None:
+            self._verify_mask((*batch, q[-2], k[-2]))
+        _check_result(self, (*batch, q[-2], v[-1]), _elem(self.query))
+
+    def _verify_mask(self, scores: tuple[int, ...]) -> None:
+        assert self.mask is not None
+        if self.is_causal is not None:
+            raise VerifyException("'hl.sdpa' takes a mask or is_causal, not both")
+        if _elem(self.mask) not in (i1, _elem(self.query)):
+            raise VerifyException(
+                f"'hl.sdpa' mask must be i1 or the query's {_elem(self.query)}, "
+                f"got {_elem(self.mask)}"
+            )
+        if broadcast_shapes(_shape(self.mask), scores) != scores:
+            raise VerifyException(
+                f"'hl.sdpa' mask {list(_shape(self.mask))} does not broadcast to the "
+                f"attention scores {list(scores)}"
+            )
 
 
 # --- shapes ---------------------------------------------------------------------
@@ -534,7 +607,7 @@ class TransposeOp(IRDLOperation):
 
     input = operand_def(TensorType)
     result = result_def(TensorType)
-    permutation = prop_def(DenseArrayBase)
+    permutation = prop_def(DenseArrayBase.constr(i64))
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
@@ -572,10 +645,11 @@ class ReshapeOp(IRDLOperation):
     def verify_(self) -> None:
         if _elem(self.input) != _elem(self.result):
             raise VerifyException("'hl.reshape' cannot change the element type")
-        if _tensor(self.input).element_count() != _tensor(self.result).element_count():
+        source, target = _shape(self.input), _shape(self.result)
+        if math.prod(source) != math.prod(target):
             raise VerifyException(
-                f"'hl.reshape' cannot reshape {list(_shape(self.input))} to "
-                f"{list(_shape(self.result))}: element counts differ"
+                f"'hl.reshape' cannot reshape {list(source)} to {list(target)}: "
+                "element counts differ"
             )
 
 
@@ -644,6 +718,8 @@ class CatOp(IRDLOperation):
             raise VerifyException("'hl.cat' needs at least one input")
         shapes = [_shape(v) for v in self.inputs]
         rank = len(shapes[0])
+        if rank == 0:
+            raise VerifyException("'hl.cat' cannot concatenate 0-d tensors")
         dim = _norm_dim(self, _int(self.dim), rank)
         for shape in shapes:
             others = [s for i, s in enumerate(shape) if i != dim]
@@ -660,7 +736,7 @@ class CatOp(IRDLOperation):
 
 @irdl_op_definition
 class EmbeddingOp(IRDLOperation):
-    """aten.embedding: rows of `weight` [V, E] gathered by integer `indices`."""
+    """aten.embedding: rows of `weight` [V, E] gathered by i32 or i64 `indices`."""
 
     name = "hl.embedding"
 
@@ -671,9 +747,11 @@ class EmbeddingOp(IRDLOperation):
     assembly_format = "$weight `,` $indices attr-dict `:` functional-type(operands, results)"
 
     def verify_(self) -> None:
-        if len(_shape(self.weight)) != 2 or not isinstance(_elem(self.indices), IntegerType):
+        indices = _elem(self.indices)
+        integer = isinstance(indices, IntegerType) and indices.width.data in (32, 64)
+        if len(_shape(self.weight)) != 2 or not integer:
             raise VerifyException(
-                "'hl.embedding' expects a 2-D weight and integer indices, got "
+                "'hl.embedding' expects a 2-D weight and i32 or i64 indices, got "
                 f"{self.weight.type} and {self.indices.type}"
             )
         _check_result(self, (*_shape(self.indices), _shape(self.weight)[1]), _elem(self.weight))
