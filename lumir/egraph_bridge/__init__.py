@@ -1,0 +1,14 @@
+"""The egglog bridge behind the `cublaslt-fuse` pass (DESIGN.md, "Passes" 3).
+
+One block at a time, in the order the data flows:
+
+- `encoder`: the block's calls and the hl ops around them as egglog facts over the term
+  language of `rules/base.egg` (`terms` holds the names both sides agree on);
+- `rulesets` and `rules/*.egg`: the rule families and the explicit schedule;
+- `saturate`: egglog runs the schedule within node and iteration limits;
+- `egraph_view`: the saturated e-graph as Python classes and e-nodes with stable keys;
+- `extractor`, with `cost_model` and `descriptors`: the cheapest selection whose every
+  call passes the verifier;
+- `decoder`: the selection written back as xDSL ops;
+- `block_fusion` runs these phases for one block, `fuse_pass` is the pass.
+"""

@@ -27,7 +27,6 @@ from lumir.context import lumir_context
 from lumir.diagnostics import (
     Diagnostic,
     LumirDiagnosticError,
-    SourceLocation,
     parse_error_diagnostic,
     verify_module,
 )
