@@ -17,6 +17,7 @@ becomes A = W, B = X, m = N, n = M, k = K in cuBLASLt's column-major view.
 
 from __future__ import annotations
 
+import abc
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -152,17 +153,12 @@ ENUM_FIELDS = {
 FLOAT_FIELDS = ("alpha", "beta")
 
 
-@irdl_op_definition
-class MatmulOp(IRDLOperation):
-    """One `cublasLtMatmul` call: D = epilogue(alpha*op(A)op(B) + beta*C + bias)."""
+class DescriptorProperties(IRDLOperation, abc.ABC):
+    """The properties of an op that carries a whole `MatmulDescriptor`.
 
-    name = "cublaslt.matmul"
-
-    a = operand_def(TensorType)
-    b = operand_def(TensorType)
-    c = opt_operand_def(TensorType)
-    bias = opt_operand_def(TensorType)
-    d = result_def(TensorType)
+    `cublaslt.matmul` and the runtime's `cublaslt_rt.plan` hold the same descriptor; both
+    inherit its property definitions from here, and `descriptor()` reads them back.
+    """
 
     transa = prop_def(TransposeAttr)
     transb = prop_def(TransposeAttr)
@@ -192,6 +188,23 @@ class MatmulOp(IRDLOperation):
     beta = prop_def(FloatAttr[AnyFloat])
     epilogue = prop_def(EpilogueAttr)
 
+    def descriptor(self) -> MatmulDescriptor:
+        """The op's properties as a plain `MatmulDescriptor`."""
+        return descriptor_from_properties(self.properties)
+
+
+@irdl_op_definition
+class MatmulOp(DescriptorProperties):
+    """One `cublasLtMatmul` call: D = epilogue(alpha*op(A)op(B) + beta*C + bias)."""
+
+    name = "cublaslt.matmul"
+
+    a = operand_def(TensorType)
+    b = operand_def(TensorType)
+    c = opt_operand_def(TensorType)
+    bias = opt_operand_def(TensorType)
+    d = result_def(TensorType)
+
     irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
     traits = traits_def(Pure())
 
@@ -214,10 +227,6 @@ class MatmulOp(IRDLOperation):
             result_types=[result_type],
             properties=descriptor_properties(descriptor),
         )
-
-    def descriptor(self) -> MatmulDescriptor:
-        """The op's properties as a plain `MatmulDescriptor`."""
-        return descriptor_from_properties(self.properties)
 
     def verify_(self) -> None:
         from lumir.verifier import matmul_diagnostics
@@ -269,6 +278,7 @@ __all__ = [
     "ComputeTypeAttr",
     "Cublaslt",
     "DataTypeAttr",
+    "DescriptorProperties",
     "EpilogueAttr",
     "MatmulDescriptor",
     "MatmulOp",

@@ -28,10 +28,8 @@ from collections.abc import Mapping
 from dataclasses import fields
 
 from xdsl.dialects.builtin import (
-    AnyFloat,
     DenseIntOrFPElementsAttr,
     DictionaryAttr,
-    FloatAttr,
     IntegerAttr,
     MemRefType,
     ModuleOp,
@@ -68,12 +66,9 @@ from xdsl.utils.exceptions import VerifyException
 
 from lumir.cublaslt_enums import DataType, Order, Transpose
 from lumir.dialects.cublaslt import (
-    ComputeTypeAttr,
     DataTypeAttr,
-    EpilogueAttr,
+    DescriptorProperties,
     MatmulDescriptor,
-    OrderAttr,
-    TransposeAttr,
     descriptor_from_properties,
     descriptor_properties,
 )
@@ -137,7 +132,7 @@ def buffer_of(tensor_type: TensorType[Attribute]) -> MemRefType[Attribute]:
 
 
 @irdl_op_definition
-class PlanOp(IRDLOperation):
+class PlanOp(DescriptorProperties):
     """A cuBLASLt plan made once at load time: descriptor, layouts, algorithm, workspace.
 
     The properties are the whole `MatmulDescriptor` of the `cublaslt.matmul` it came
@@ -149,33 +144,6 @@ class PlanOp(IRDLOperation):
     name = "cublaslt_rt.plan"
 
     sym_name = prop_def(SymbolNameConstraint())
-    transa = prop_def(TransposeAttr)
-    transb = prop_def(TransposeAttr)
-    order_a = prop_def(OrderAttr)
-    order_b = prop_def(OrderAttr)
-    order_c = prop_def(OrderAttr)
-    order_d = prop_def(OrderAttr)
-    m = prop_def(IntegerAttr)
-    n = prop_def(IntegerAttr)
-    k = prop_def(IntegerAttr)
-    lda = prop_def(IntegerAttr)
-    ldb = prop_def(IntegerAttr)
-    ldc = prop_def(IntegerAttr)
-    ldd = prop_def(IntegerAttr)
-    batch_count = prop_def(IntegerAttr)
-    stride_a = prop_def(IntegerAttr)
-    stride_b = prop_def(IntegerAttr)
-    stride_c = prop_def(IntegerAttr)
-    stride_d = prop_def(IntegerAttr)
-    a_dtype = prop_def(DataTypeAttr)
-    b_dtype = prop_def(DataTypeAttr)
-    c_dtype = prop_def(DataTypeAttr)
-    d_dtype = prop_def(DataTypeAttr)
-    compute_type = prop_def(ComputeTypeAttr)
-    scale_type = prop_def(DataTypeAttr)
-    alpha = prop_def(FloatAttr[AnyFloat])
-    beta = prop_def(FloatAttr[AnyFloat])
-    epilogue = prop_def(EpilogueAttr)
     workspace_size = prop_def(IntegerAttr)
     algorithm = prop_def(StringAttr)
     bias_dtype = opt_prop_def(DataTypeAttr)
@@ -202,10 +170,6 @@ class PlanOp(IRDLOperation):
         if bias_dtype is not None:
             properties["bias_dtype"] = DataTypeAttr(bias_dtype)
         super().__init__(properties=properties)
-
-    def descriptor(self) -> MatmulDescriptor:
-        """The plan's descriptor as the plain `MatmulDescriptor` executors consume."""
-        return descriptor_from_properties(self.properties)
 
     def bias_data_type(self) -> DataType | None:
         """The bias vector's type, or None when the epilogue adds no bias."""

@@ -32,15 +32,15 @@ import contextlib
 import importlib.util
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from types import ModuleType, TracebackType
 from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 
-from lumir.cublaslt_enums import DataType, Epilogue, Operand, Order, Transpose
+from lumir.cublaslt_enums import DataType, Epilogue, Operand
 from lumir.dialects.cublaslt_rt import DEFAULT_WORKSPACE_SIZE
+from lumir.runtime.layouts import MatrixLayout, matrix_layout
 
 if TYPE_CHECKING:
     from lumir.dialects.cublaslt import MatmulDescriptor
@@ -145,51 +145,6 @@ def shared_workspace(
             workspace = torch.empty(nbytes, dtype=torch.uint8, device=f"cuda:{index}")
             _workspaces[index] = workspace
         return workspace
-
-
-@dataclass(frozen=True)
-class MatrixLayout:
-    """One cuBLASLt matrix layout, as cuBLASLt's matrix layout attributes see it.
-
-    `rows` x `cols` is the matrix as stored, before `op()`: for A that is m x k when
-    `transa` is N and k x m when it is T (docs/conventions.md).
-    """
-
-    dtype: DataType
-    rows: int
-    cols: int
-    ld: int
-    order: Order
-    batch_count: int
-    stride: int
-
-    def element_extent(self) -> int:
-        """Elements from the first to one past the last element the layout reaches."""
-        if self.rows == 0 or self.cols == 0:
-            return 0
-        if self.order is Order.COL:
-            span = self.ld * (self.cols - 1) + self.rows
-        else:
-            span = self.ld * (self.rows - 1) + self.cols
-        return (self.batch_count - 1) * self.stride + span
-
-    def byte_extent(self) -> int:
-        """Bytes a buffer read or written through this layout must hold."""
-        return self.element_extent() * self.dtype.byte_width
-
-
-def matrix_layout(descriptor: MatmulDescriptor, operand: Operand) -> MatrixLayout:
-    """The layout cuBLASLt reads `operand` (A, B, C or D) of `descriptor` through."""
-    d = descriptor
-    if operand is Operand.A:
-        rows, cols = (d.m, d.k) if d.transa is Transpose.N else (d.k, d.m)
-        return MatrixLayout(d.a_dtype, rows, cols, d.lda, d.order_a, d.batch_count, d.stride_a)
-    if operand is Operand.B:
-        rows, cols = (d.k, d.n) if d.transb is Transpose.N else (d.n, d.k)
-        return MatrixLayout(d.b_dtype, rows, cols, d.ldb, d.order_b, d.batch_count, d.stride_b)
-    if operand is Operand.C:
-        return MatrixLayout(d.c_dtype, d.m, d.n, d.ldc, d.order_c, d.batch_count, d.stride_c)
-    return MatrixLayout(d.d_dtype, d.m, d.n, d.ldd, d.order_d, d.batch_count, d.stride_d)
 
 
 def operand_bytes(descriptor: MatmulDescriptor, operand: Operand) -> int:

@@ -31,10 +31,11 @@ from dataclasses import dataclass
 
 import torch
 
-from lumir.cublaslt_enums import ComputeType, DataType, Epilogue, Operand, Order, Transpose
+from lumir.cublaslt_enums import ComputeType, DataType, Epilogue, Operand, Transpose
 from lumir.dialects.cublaslt import MatmulDescriptor
 from lumir.runtime.buffers import data_type_dtype
 from lumir.runtime.hl_torch import gelu_tanh
+from lumir.runtime.layouts import matrix_layout
 
 SUPPORTED_EPILOGUES = frozenset(
     {
@@ -59,55 +60,6 @@ class GemmBufferError(RuntimeError):
 
 class GemmDescriptorError(RuntimeError):
     """The call asks for something the reference does not compute (an AUX epilogue, say)."""
-
-
-@dataclass(frozen=True)
-class Layout:
-    """How cuBLASLt reads one matrix operand out of a buffer (a cublasLtMatrixLayout_t).
-
-    `rows` x `cols` is the matrix as stored, before op(): A is m x k when transa = N and
-    k x m when transa = T.
-    """
-
-    dtype: DataType
-    rows: int
-    cols: int
-    ld: int
-    order: Order
-    batch_count: int
-    stride: int
-
-    def element_offsets(self) -> torch.Tensor:
-        """Element offsets of every (batch, row, col), as an int64 tensor of that shape."""
-        batch = torch.arange(self.batch_count, dtype=torch.int64) * self.stride
-        rows = torch.arange(self.rows, dtype=torch.int64)
-        cols = torch.arange(self.cols, dtype=torch.int64)
-        if self.order is Order.COL:
-            row_step, col_step = rows, cols * self.ld
-        else:
-            row_step, col_step = rows * self.ld, cols
-        return batch[:, None, None] + row_step[None, :, None] + col_step[None, None, :]
-
-    def describe(self) -> str:
-        """`f32 64 x 32 col-order matrix with ld 64 (2 batches, stride 2048)`."""
-        text = f"{self.dtype} {self.rows} x {self.cols} {self.order}-order matrix with ld {self.ld}"
-        if self.batch_count > 1:
-            text += f" ({self.batch_count} batches, stride {self.stride})"
-        return text
-
-
-def operand_layout(descriptor: MatmulDescriptor, operand: Operand) -> Layout:
-    """The layout the descriptor gives operand A, B, C or D."""
-    d = descriptor
-    if operand is Operand.A:
-        rows, cols = (d.m, d.k) if d.transa is Transpose.N else (d.k, d.m)
-        return Layout(d.a_dtype, rows, cols, d.lda, d.order_a, d.batch_count, d.stride_a)
-    if operand is Operand.B:
-        rows, cols = (d.k, d.n) if d.transb is Transpose.N else (d.n, d.k)
-        return Layout(d.b_dtype, rows, cols, d.ldb, d.order_b, d.batch_count, d.stride_b)
-    if operand is Operand.C:
-        return Layout(d.c_dtype, d.m, d.n, d.ldc, d.order_c, d.batch_count, d.stride_c)
-    return Layout(d.d_dtype, d.m, d.n, d.ldd, d.order_d, d.batch_count, d.stride_d)
 
 
 @dataclass(frozen=True)
@@ -230,7 +182,7 @@ class ReferenceGemmPlan:
         self._d = self._operand("D", d, Operand.D)
         if self._d.offsets.numel() != torch.unique(self._d.offsets).numel():
             raise GemmBufferError(
-                f"operand D is written as a {operand_layout(desc, Operand.D).describe()}, "
+                f"operand D is written as a {matrix_layout(desc, Operand.D).describe()}, "
                 f"which writes some elements more than once"
             )
         self._bias: _Access | None = None
@@ -246,7 +198,7 @@ class ReferenceGemmPlan:
         self.buffers = {"a": a, "b": b, "c": c, "d": d, "bias": bias}
 
     def _operand(self, name: str, buffer: torch.Tensor, operand: Operand) -> _Access:
-        layout = operand_layout(self.descriptor, operand)
+        layout = matrix_layout(self.descriptor, operand)
         return _access(name, buffer, layout.dtype, layout.element_offsets(), layout.describe())
 
     def run(self) -> None:

@@ -25,13 +25,12 @@ from lumir.dialects.cublaslt import MatmulDescriptor
 from lumir.runtime.cuda_cublaslt import (
     CublasLtMatmulPlan,
     CublasLtPlanError,
-    MatrixLayout,
     cublaslt_available,
     cublaslt_handle,
-    matrix_layout,
     operand_bytes,
 )
 from lumir.runtime.cuda_graph import CudaGraphProgram
+from lumir.runtime.layouts import MatrixLayout, matrix_layout
 
 needs_gpu = pytest.mark.skipif(
     not cublaslt_available(), reason="needs nvmath-python and a CUDA device"

@@ -24,7 +24,7 @@ from lumir.runtime import (
     reference_matmul,
 )
 from lumir.runtime.buffers import data_type_dtype
-from lumir.runtime.reference_gemm import Layout, operand_layout
+from lumir.runtime.layouts import MatrixLayout, matrix_layout
 
 FLOAT_TYPES = (DataType.F32, DataType.F16, DataType.BF16)
 FORWARD_EPILOGUES = (
@@ -37,7 +37,7 @@ FORWARD_EPILOGUES = (
 )
 
 
-def extent(layout: Layout) -> int:
+def extent(layout: MatrixLayout) -> int:
     """Elements from the first to one past the last one the layout reaches."""
     if layout.order is Order.COL:
         span = layout.ld * (layout.cols - 1) + layout.rows
@@ -46,7 +46,7 @@ def extent(layout: Layout) -> int:
     return (layout.batch_count - 1) * layout.stride + span
 
 
-def strided(typed: torch.Tensor, layout: Layout, batches: int) -> torch.Tensor:
+def strided(typed: torch.Tensor, layout: MatrixLayout, batches: int) -> torch.Tensor:
     """The layout's matrices as a [batches, rows, cols] view of a typed buffer."""
     if layout.order is Order.COL:
         strides = (layout.stride, 1, layout.ld)
@@ -55,7 +55,7 @@ def strided(typed: torch.Tensor, layout: Layout, batches: int) -> torch.Tensor:
     return typed.as_strided((batches, layout.rows, layout.cols), strides)
 
 
-def place(values: torch.Tensor, layout: Layout, fill: float = math.nan) -> torch.Tensor:
+def place(values: torch.Tensor, layout: MatrixLayout, fill: float = math.nan) -> torch.Tensor:
     """A byte buffer holding `values` ([batch, rows, cols]) through `layout`, NaN elsewhere."""
     dtype = data_type_dtype(layout.dtype)
     typed = torch.full((extent(layout),), fill, dtype=dtype)
@@ -65,7 +65,7 @@ def place(values: torch.Tensor, layout: Layout, fill: float = math.nan) -> torch
     return typed.view(torch.uint8)
 
 
-def read(buffer: torch.Tensor, layout: Layout) -> torch.Tensor:
+def read(buffer: torch.Tensor, layout: MatrixLayout) -> torch.Tensor:
     typed = buffer.view(data_type_dtype(layout.dtype))
     return strided(typed, layout, layout.batch_count).to(torch.float64)
 
@@ -166,7 +166,7 @@ def gemm_calls(draw: st.DrawFn) -> tuple[MatmulDescriptor, int]:
 def test_index_arithmetic_matches_strided_torch(case: tuple[MatmulDescriptor, int]) -> None:
     desc, seed = case
     generator = torch.Generator().manual_seed(seed)
-    layouts = {operand: operand_layout(desc, operand) for operand in Operand}
+    layouts = {operand: matrix_layout(desc, operand) for operand in Operand}
     values = {
         operand: random_matrix(generator, desc.batch_count, layout.rows, layout.cols, layout.dtype)
         for operand, layout in layouts.items()
