@@ -1,0 +1,75 @@
+"""The rule families of `cublaslt-fuse`, their files, and the schedule that runs them.
+
+Each family is one `.egg` file under `rules/` declaring one egglog ruleset of the same
+name. `base.egg` (the term language and the `canon` ruleset) is always loaded. The
+schedule is explicit: one iteration saturates `canon`, then runs each selected family
+once, in the order below; the pass repeats iterations until an iteration changes
+nothing (saturation) or a limit is hit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+
+RULES_DIR = Path(__file__).resolve().parent / "rules"
+
+FAMILIES: tuple[str, ...] = (
+    "transpose",
+    "alpha",
+    "residual",
+    "bias",
+    "relu",
+    "gelu",
+    "cast",
+    "batched",
+)
+"""Every rule family, in schedule order."""
+
+UNSAFE_TEST_RULES: tuple[str, ...] = ("unguarded-cast",)
+"""Rules that are wrong on purpose, loaded only by tests (`unsafe-test-rules=`)."""
+
+
+class UnknownRuleFamilyError(ValueError):
+    """A family or test-rule name that has no rule file; the message lists the known ones."""
+
+
+@cache
+def rule_file_text(name: str) -> str:
+    """The text of `rules/<name>.egg` (read once per process)."""
+    return (RULES_DIR / f"{name}.egg").read_text(encoding="utf-8")
+
+
+def select_families(families: Sequence[str], disable: Sequence[str]) -> tuple[str, ...]:
+    """The families to run: `families` (all when empty) minus `disable`, in schedule order."""
+    for name in (*families, *disable):
+        if name not in FAMILIES:
+            raise UnknownRuleFamilyError(
+                f"unknown rule family '{name}' (known: {', '.join(FAMILIES)})"
+            )
+    chosen = families or FAMILIES
+    return tuple(name for name in FAMILIES if name in chosen and name not in disable)
+
+
+def select_test_rules(names: Sequence[str]) -> tuple[str, ...]:
+    """The unsafe test rules asked for, checked against `UNSAFE_TEST_RULES`."""
+    for name in names:
+        if name not in UNSAFE_TEST_RULES:
+            raise UnknownRuleFamilyError(
+                f"unknown unsafe test rule '{name}' (known: {', '.join(UNSAFE_TEST_RULES)})"
+            )
+    return tuple(name for name in UNSAFE_TEST_RULES if name in names)
+
+
+def rules_program(rulesets: Sequence[str]) -> str:
+    """base.egg followed by the rule files of `rulesets`."""
+    parts = [rule_file_text("base")]
+    parts.extend(rule_file_text(name) for name in rulesets)
+    return "\n".join(parts)
+
+
+def iteration_schedule(rulesets: Sequence[str]) -> str:
+    """The `run-schedule` command of one iteration: saturate canon, then each ruleset once."""
+    steps = ["(saturate (run canon))", *(f"(run {name})" for name in rulesets)]
+    return f"(run-schedule {' '.join(steps)})"
