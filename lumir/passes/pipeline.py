@@ -8,6 +8,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
+from lumir.diagnostics import Diagnostic, LumirDiagnosticError
 from lumir.passes import available_passes
 
 PIPELINE = (
@@ -30,6 +31,15 @@ class LumirPipelinePass(ModulePass):
     """Stop after this pass of the pipeline (for inspecting the IR in between)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.stop_after is not None and self.stop_after not in PIPELINE:
+            raise LumirDiagnosticError(
+                [
+                    Diagnostic(
+                        f"lumir-pipeline: stop_after = '{self.stop_after}' is not one of its "
+                        f"passes ({', '.join(PIPELINE)})"
+                    )
+                ]
+            )
         passes = available_passes()
         for pass_name in PIPELINE:
             passes[pass_name]()().apply(ctx, op)

@@ -49,6 +49,11 @@ def test_help_lists_every_pass_with_its_summary() -> None:
         (("missing.mlir",), None, "cannot read input file 'missing.mlir'"),
         (("-p", "no-such-pass"), "", "Unrecognized passes: ['no-such-pass']"),
         ((), '"hl.unknown"() : () -> ()', "hl.unknown is not registered"),
+        (
+            ("-p", "lumir-pipeline{stop_after=no-such-pass}"),
+            "builtin.module {}",
+            "stop_after = 'no-such-pass' is not one of its passes",
+        ),
     ],
 )
 def test_user_mistakes_are_located_errors_not_tracebacks(
