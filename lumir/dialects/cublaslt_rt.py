@@ -16,7 +16,7 @@ an executor runs, op by op:
 
 A buffer is a dense row-major `memref` (static shape, no layout, no memory space); at
 run time it is a flat `torch.uint8` tensor of raw bytes (docs/conventions.md). The plan
-verifies the descriptor alone (invariants V1, V2, V3 and V7 of DESIGN.md); a matmul
+verifies the descriptor alone (invariants V1, V2, V3 and V7 of docs/design.md); a matmul
 verifies its buffers against its plan (V4, V5, V6, V8, V9, V10); a launch verifies that
 the `hl` op it names accepts its buffers' types. So a program that verifies is one the
 CPU and CUDA executors run without further checks.

@@ -13,7 +13,7 @@ func.func @unknown_predicate(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xi
 
 // Operands share an element type.
 func.func @element_types_differ(%a: tensor<4xf32>, %b: tensor<4xi64>) -> tensor<4xi1> {
-  // expected-error @+1 {{'hl.compare' operands must share an element type}}
+  // expected-error @+1 {{operand element types differ: f32 and i64 (insert an hl.cast)}}
   %r = hl.compare %a, %b {predicate = "lt"} : (tensor<4xf32>, tensor<4xi64>) -> tensor<4xi1>
   func.return %r : tensor<4xi1>
 }
@@ -22,7 +22,7 @@ func.func @element_types_differ(%a: tensor<4xf32>, %b: tensor<4xi64>) -> tensor<
 
 // Operands broadcast.
 func.func @shapes_do_not_broadcast(%a: tensor<4xf32>, %b: tensor<3xf32>) -> tensor<4xi1> {
-  // expected-error @+1 {{'hl.compare' operand shapes do not broadcast}}
+  // expected-error @+1 {{'hl.compare' operand shapes [4] and [3] do not broadcast}}
   %r = hl.compare %a, %b {predicate = "lt"} : (tensor<4xf32>, tensor<3xf32>) -> tensor<4xi1>
   func.return %r : tensor<4xi1>
 }

@@ -13,7 +13,7 @@ func.func @condition_not_i1(%c: tensor<4xf32>, %a: tensor<4xf32>, %b: tensor<4xf
 
 // Both branches share an element type.
 func.func @branches_differ(%c: tensor<4xi1>, %a: tensor<4xf32>, %b: tensor<4xbf16>) -> tensor<4xf32> {
-  // expected-error @+1 {{'hl.where' branches must share an element type}}
+  // expected-error @+1 {{operand element types differ: f32 and bf16 (insert an hl.cast)}}
   %r = hl.where %c, %a, %b : (tensor<4xi1>, tensor<4xf32>, tensor<4xbf16>) -> tensor<4xf32>
   func.return %r : tensor<4xf32>
 }
@@ -22,7 +22,7 @@ func.func @branches_differ(%c: tensor<4xi1>, %a: tensor<4xf32>, %b: tensor<4xbf1
 
 // All three shapes broadcast together.
 func.func @shapes_do_not_broadcast(%c: tensor<3xi1>, %a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'hl.where' operand shapes do not broadcast}}
+  // expected-error @+1 {{'hl.where' operand shapes [3], [4] and [4] do not broadcast}}
   %r = hl.where %c, %a, %b : (tensor<3xi1>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   func.return %r : tensor<4xf32>
 }

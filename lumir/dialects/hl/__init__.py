@@ -1,0 +1,147 @@
+"""The `hl` dialect: the core-ATen subset a transformer needs, on builtin tensors.
+
+Level 1 of lumir (value semantics). Each op is the ATen operation of the same name, with
+the same broadcasting and dtype rules, so the torch importer is a table and the CPU
+reference executor can run an op as the torch call it came from. Shapes are static
+(dynamic dimensions are specialised by the frontend before import).
+
+Ops verify what ATen would reject: operand/result element types, broadcast shapes,
+reduction dimensions and the shapes of matmuls, so no pass can hand a shape-inconsistent
+op to the next. The declarative part is IRDL (`constraints`); every result type has one
+inference function (`infer`), which builders, verifiers and the importer share.
+
+Modules, by op family: `elementwise` (arithmetic, activations, cast, compare, where),
+`reductions` (sum, mean, amax, softmax), `products` (matmul, linear, addmm, sdpa),
+`views` (transpose, reshape, expand, slice, cat, embedding) and `constants`.
+"""
+
+from xdsl.ir import Dialect
+
+from lumir.dialects.hl import infer
+from lumir.dialects.hl.constants import ConstantOp, splat
+from lumir.dialects.hl.elementwise import (
+    AddOp,
+    CastOp,
+    CompareOp,
+    ComparePredicate,
+    DivOp,
+    ElementwiseBinaryOp,
+    ElementwiseUnaryOp,
+    ExpOp,
+    GeluApproximation,
+    GeluOp,
+    MaximumOp,
+    MulOp,
+    NegOp,
+    PowOp,
+    ReluOp,
+    RsqrtOp,
+    SigmoidOp,
+    SiluOp,
+    SqrtOp,
+    SubOp,
+    TanhOp,
+    WhereOp,
+)
+from lumir.dialects.hl.infer import broadcast_shapes, matmul_shape
+from lumir.dialects.hl.products import (
+    AddmmOp,
+    LinearOp,
+    MatmulOp,
+    ScaledDotProductAttentionOp,
+)
+from lumir.dialects.hl.reductions import AmaxOp, MeanOp, ReductionOp, SoftmaxOp, SumOp
+from lumir.dialects.hl.views import (
+    CatOp,
+    EmbeddingOp,
+    ExpandOp,
+    ReshapeOp,
+    SliceOp,
+    TransposeOp,
+)
+
+HL = Dialect(
+    "hl",
+    [
+        AddOp,
+        SubOp,
+        MulOp,
+        DivOp,
+        PowOp,
+        MaximumOp,
+        NegOp,
+        RsqrtOp,
+        SqrtOp,
+        ExpOp,
+        ReluOp,
+        SiluOp,
+        SigmoidOp,
+        TanhOp,
+        GeluOp,
+        CastOp,
+        SumOp,
+        MeanOp,
+        AmaxOp,
+        SoftmaxOp,
+        MatmulOp,
+        LinearOp,
+        AddmmOp,
+        ScaledDotProductAttentionOp,
+        TransposeOp,
+        ReshapeOp,
+        ExpandOp,
+        SliceOp,
+        CatOp,
+        EmbeddingOp,
+        CompareOp,
+        WhereOp,
+        ConstantOp,
+    ],
+    [],
+)
+
+__all__ = [
+    "HL",
+    "AddOp",
+    "AddmmOp",
+    "AmaxOp",
+    "CastOp",
+    "CatOp",
+    "CompareOp",
+    "ComparePredicate",
+    "ConstantOp",
+    "DivOp",
+    "ElementwiseBinaryOp",
+    "ElementwiseUnaryOp",
+    "EmbeddingOp",
+    "ExpOp",
+    "ExpandOp",
+    "GeluApproximation",
+    "GeluOp",
+    "LinearOp",
+    "MatmulOp",
+    "MaximumOp",
+    "MeanOp",
+    "MulOp",
+    "NegOp",
+    "PowOp",
+    "ReductionOp",
+    "ReluOp",
+    "ReshapeOp",
+    "RsqrtOp",
+    "ScaledDotProductAttentionOp",
+    "SigmoidOp",
+    "SiluOp",
+    "SliceOp",
+    "SoftmaxOp",
+    "SqrtOp",
+    "SubOp",
+    "SumOp",
+    "TanhOp",
+    "TransposeOp",
+    "WhereOp",
+    "broadcast_shapes",
+    "infer",
+    "matmul_shape",
+    "splat",
+]

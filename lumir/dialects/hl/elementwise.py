@@ -1,0 +1,250 @@
+"""Elementwise `hl` ops: arithmetic, activations, casts, comparisons and selection.
+
+Binary ops broadcast as ATen does and share one element type (no implicit promotion);
+unary ops keep their input's type. Result types come from `infer.elementwise_type`,
+`infer.cast_type`, `infer.compare_type` and `infer.where_type`.
+"""
+
+from __future__ import annotations
+
+import abc
+
+from xdsl.dialects.builtin import StringAttr, TensorType
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import (
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.traits import Pure
+from xdsl.utils.str_enum import StrEnum
+
+from lumir.dialects.hl.base import (
+    InferredResultOp,
+    SameElementBinaryOp,
+    SingleInputOp,
+    tensor_type,
+)
+from lumir.dialects.hl.constraints import StringEnumConstraint, same_element_tensor
+from lumir.dialects.hl.infer import (
+    cast_type,
+    compare_type,
+    elementwise_type,
+    static_shape,
+    where_type,
+)
+
+
+class ElementwiseBinaryOp(SameElementBinaryOp, abc.ABC):
+    """lhs op rhs with ATen broadcasting; operands and result share an element type."""
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue, result_type: Attribute | None = None):
+        if result_type is None:
+            result_type = elementwise_type(tensor_type(lhs), tensor_type(rhs))
+        super().__init__(operands=[lhs, rhs], result_types=[result_type])
+
+    def infer_result_type(self) -> TensorType:
+        return elementwise_type(tensor_type(self.lhs), tensor_type(self.rhs))
+
+
+@irdl_op_definition
+class AddOp(ElementwiseBinaryOp):
+    """aten.add.Tensor (alpha = 1)."""
+
+    name = "hl.add"
+
+
+@irdl_op_definition
+class SubOp(ElementwiseBinaryOp):
+    """aten.sub.Tensor (alpha = 1)."""
+
+    name = "hl.sub"
+
+
+@irdl_op_definition
+class MulOp(ElementwiseBinaryOp):
+    """aten.mul.Tensor."""
+
+    name = "hl.mul"
+
+
+@irdl_op_definition
+class DivOp(ElementwiseBinaryOp):
+    """aten.div.Tensor (true division)."""
+
+    name = "hl.div"
+
+
+@irdl_op_definition
+class PowOp(ElementwiseBinaryOp):
+    """aten.pow.Tensor_Tensor (a scalar exponent is a 0-d constant)."""
+
+    name = "hl.pow"
+
+
+@irdl_op_definition
+class MaximumOp(ElementwiseBinaryOp):
+    """aten.maximum."""
+
+    name = "hl.maximum"
+
+
+class ElementwiseUnaryOp(SingleInputOp, abc.ABC):
+    """f(input) elementwise; the result has the input's type."""
+
+    def __init__(self, input: SSAValue):
+        super().__init__(operands=[input], result_types=[elementwise_type(tensor_type(input))])
+
+    def infer_result_type(self) -> TensorType:
+        return elementwise_type(tensor_type(self.input))
+
+
+@irdl_op_definition
+class NegOp(ElementwiseUnaryOp):
+    """aten.neg."""
+
+    name = "hl.neg"
+
+
+@irdl_op_definition
+class RsqrtOp(ElementwiseUnaryOp):
+    """aten.rsqrt."""
+
+    name = "hl.rsqrt"
+
+
+@irdl_op_definition
+class SqrtOp(ElementwiseUnaryOp):
+    """aten.sqrt."""
+
+    name = "hl.sqrt"
+
+
+@irdl_op_definition
+class ExpOp(ElementwiseUnaryOp):
+    """aten.exp."""
+
+    name = "hl.exp"
+
+
+@irdl_op_definition
+class ReluOp(ElementwiseUnaryOp):
+    """aten.relu."""
+
+    name = "hl.relu"
+
+
+@irdl_op_definition
+class SiluOp(ElementwiseUnaryOp):
+    """aten.silu."""
+
+    name = "hl.silu"
+
+
+@irdl_op_definition
+class SigmoidOp(ElementwiseUnaryOp):
+    """aten.sigmoid."""
+
+    name = "hl.sigmoid"
+
+
+@irdl_op_definition
+class TanhOp(ElementwiseUnaryOp):
+    """aten.tanh."""
+
+    name = "hl.tanh"
+
+
+class GeluApproximation(StrEnum):
+    """aten.gelu's `approximate`: exact erf form, or the tanh form cuBLASLt's GELU uses."""
+
+    NONE = "none"
+    TANH = "tanh"
+
+
+@irdl_op_definition
+class GeluOp(SingleInputOp):
+    """aten.gelu; `approximate` is "none" (erf) or "tanh".
+
+    Only the tanh form equals cuBLASLt's GELU epilogue; the fusion rules rely on this
+    property to refuse the exact form.
+    """
+
+    name = "hl.gelu"
+
+    approximate = prop_def(StringEnumConstraint(GeluApproximation, "'hl.gelu' approximate"))
+
+    def __init__(self, input: SSAValue, approximate: str = GeluApproximation.NONE):
+        super().__init__(
+            operands=[input],
+            result_types=[elementwise_type(tensor_type(input))],
+            properties={"approximate": StringAttr(approximate)},
+        )
+
+    def infer_result_type(self) -> TensorType:
+        return elementwise_type(tensor_type(self.input))
+
+
+@irdl_op_definition
+class CastOp(SingleInputOp):
+    """aten._to_copy / .to(dtype): convert the element type, keep the shape."""
+
+    name = "hl.cast"
+
+    def __init__(self, input: SSAValue, element_type: Attribute):
+        super().__init__(
+            operands=[input], result_types=[cast_type(tensor_type(input), element_type)]
+        )
+
+    def infer_result_type(self) -> TensorType:
+        return cast_type(tensor_type(self.input), tensor_type(self.result).element_type)
+
+    def result_mismatch(self, inferred: TensorType) -> str:
+        return (
+            f"'hl.cast' changes the shape from {list(static_shape(inferred))} to "
+            f"{list(static_shape(self.result.type))}; a cast only changes the element type"
+        )
+
+
+class ComparePredicate(StrEnum):
+    """The comparison of `hl.compare`."""
+
+    EQ = "eq"
+    NE = "ne"
+    LT = "lt"
+    LE = "le"
+    GT = "gt"
+    GE = "ge"
+
+
+@irdl_op_definition
+class CompareOp(SameElementBinaryOp):
+    """aten.eq/ne/lt/le/gt/ge: broadcast comparison giving an i1 tensor."""
+
+    name = "hl.compare"
+
+    predicate = prop_def(StringEnumConstraint(ComparePredicate, "'hl.compare' predicate"))
+
+    def infer_result_type(self) -> TensorType:
+        return compare_type(tensor_type(self.lhs), tensor_type(self.rhs))
+
+
+@irdl_op_definition
+class WhereOp(InferredResultOp):
+    """aten.where.self: condition ? lhs : rhs, broadcast."""
+
+    name = "hl.where"
+
+    condition = operand_def(TensorType)
+    lhs = operand_def(same_element_tensor())
+    rhs = operand_def(same_element_tensor())
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$condition `,` $lhs `,` $rhs attr-dict `:` functional-type(operands, results)"
+    )
+
+    def infer_result_type(self) -> TensorType:
+        return where_type(tensor_type(self.condition), tensor_type(self.lhs), tensor_type(self.rhs))
