@@ -1,4 +1,4 @@
-"""The egglog bridge behind the `cublaslt-fuse` pass (DESIGN.md, "Passes" 3).
+"""The egglog bridge behind the `cublaslt-fuse` pass (docs/design.md, "Passes, in order" 3).
 
 One block at a time, in the order the data flows:
 

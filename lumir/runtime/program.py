@@ -162,7 +162,7 @@ def load(
         device: the CPU reference executor ("cpu") or cuBLASLt on a GPU ("cuda").
         function: the function to load; by default the module's only one.
         verify: verify the module first. Only tests set this to False, to run a program
-            the verifier would refuse (DESIGN.md's bug) and watch it go wrong.
+            the verifier would refuse (docs/design.md's bug) and watch it go wrong.
         cuda_graph: on CUDA, capture the launches into one CUDA graph and replay it on
             each call (the default); False runs them one by one.
 

@@ -10,7 +10,7 @@ bytes. Element (row, col) of batch `i` of a matrix is at element offset
 
 times the data type's byte width. Nothing looks at the type the buffer was allocated
 with, so a C declared f32 over a bf16 buffer reads pairs of bf16 values as one float32
-and runs past the buffer's end, as the GPU would (DESIGN.md's bug); here running past
+and runs past the buffer's end, as the GPU would (docs/design.md's bug); here running past
 the end is a `GemmBufferError` rather than a read of a neighbouring allocation.
 
 Arithmetic follows cuBLASLt's definition of the call:

@@ -1,4 +1,4 @@
-"""The cuBLASLt dtype-guard verifier: invariants V1-V10 of DESIGN.md.
+"""The cuBLASLt dtype-guard verifier: invariants V1-V10 of docs/design.md.
 
 Three ways in, one set of checks:
 

@@ -1,4 +1,4 @@
-"""The invariants V1-V10 of DESIGN.md, one small check function per invariant.
+"""The invariants V1-V10 of docs/design.md, one small check function per invariant.
 
 Every check takes a `MatmulCall` (the descriptor plus the builtin tensor types of the
 operands and the result) and returns the violations it finds as `MatmulDiagnostic`s
@@ -207,7 +207,7 @@ def check_v3_cd_dtypes(call: MatmulCall) -> list[MatmulDiagnostic]:
 def check_v4_beta_reads_c(call: MatmulCall) -> list[MatmulDiagnostic]:
     """V4: beta != 0 reads C, so C exists with c_dtype, D's shape and D's order.
 
-    This is the invariant the DESIGN.md bug broke: a C declared f32 over a bf16 buffer.
+    This is the invariant the docs/design.md bug broke: a C declared f32 over a bf16 buffer.
     """
     desc = call.desc
     if not call.reads_c:
@@ -541,7 +541,7 @@ def _check_batches(
 def check_v9_element_types(call: MatmulCall) -> list[MatmulDiagnostic]:
     """V9: A, B and D have the declared element types; so does a C that V4 does not read.
 
-    A C that beta reads is V4's to report (that is the DESIGN.md bug's own check).
+    A C that beta reads is V4's to report (that is the docs/design.md bug's own check).
     """
     desc = call.desc
     pairs: list[tuple[str, DataType, str, TensorType[Attribute]]] = [

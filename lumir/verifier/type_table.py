@@ -5,7 +5,7 @@ cuBLAS documentation (CUDA 12): one table for regular matrices, where C and D sh
 one type (the doc's single `Ctype` column), and one for FP8 inputs, where C and D have
 separate columns. A call whose (compute type, scale type, A, B, C, D) is not a row
 here is one cuBLASLt refuses with CUBLAS_STATUS_NOT_SUPPORTED, or, worse, one it
-accepts for a type lumir never meant (the DESIGN.md bug). The verifier (V1, V2, V3,
+accepts for a type lumir never meant (the docs/design.md bug). The verifier (V1, V2, V3,
 V6) reads this table and nothing else, so adding a row is the whole change needed to
 let lumir emit a new type combination.
 

@@ -376,7 +376,7 @@ def test_fused_program_computes_the_same_values(spec: GraphSpec) -> None:
 
 
 def test_unguarded_rule_is_refused_and_named() -> None:
-    """With the DESIGN.md rule loaded, its call is rejected (V4) and never emitted."""
+    """With the docs/design.md rule loaded, its call is rejected (V4) and never emitted."""
     spec = GraphSpec("bf16", 3, 8, 8, True, False, ("residual", "cast_f32"), False)
     guarded, unguarded = build_graph(spec), build_graph(spec)
     fuse_block(only_block(guarded), ALL)

@@ -262,7 +262,7 @@ def test_bias_is_added_along_m_before_the_activation() -> None:
 
 
 def test_activation_applies_to_the_residual_sum() -> None:
-    """DESIGN.md: with beta = 1 and RELU, D = relu(AB + C), not relu(AB) + C."""
+    """docs/design.md: with beta = 1 and RELU, D = relu(AB + C), not relu(AB) + C."""
     a = torch.ones(2, 1)
     b = torch.ones(1, 2)
     c = torch.full((2, 2), -3.0)
@@ -374,7 +374,7 @@ def test_missing_c_or_bias_is_refused() -> None:
         ReferenceGemmPlan(descriptor(), ones, ones, d, bias=ones)
 
 
-# --- DESIGN.md's bug: C declared f32 over a bf16 buffer --------------------------------
+# --- docs/design.md's bug: C declared f32 over a bf16 buffer --------------------------------
 
 
 def bug_case(c_arena_bytes: int | None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:

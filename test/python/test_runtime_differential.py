@@ -1,11 +1,11 @@
 """Fused cuBLASLt programs on the CPU executor against the unfused hl programs they replace.
 
-For every fusion family of DESIGN.md, in f32, f16 and bf16, a hand-built fused
+For every fusion family of docs/design.md, in f32, f16 and bf16, a hand-built fused
 `cublaslt.matmul` (what `cublaslt-fuse` should produce) is lowered with
 `lower-to-cublaslt-rt`, loaded on the CPU reference executor (which reads its buffers
 byte by byte through the descriptor) and compared with the hl program it stands for, run
 op by op as torch calls. Inputs are fresh standard-normal values, never zeros, so a C or
-bias that is dropped or misread shows. Then DESIGN.md's bug: the same comparison catches
+bias that is dropped or misread shows. Then docs/design.md's bug: the same comparison catches
 a C declared f32 over a bf16 buffer, and the legal program passes.
 """
 
@@ -313,7 +313,7 @@ def test_wrong_program_is_caught(element: Attribute) -> None:
     assert relative_error(got, expected) > 0.1
 
 
-# --- DESIGN.md's bug ------------------------------------------------------------------
+# --- docs/design.md's bug ------------------------------------------------------------------
 
 
 def residual_cast_args() -> dict[str, TensorType[Attribute]]:

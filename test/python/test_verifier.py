@@ -262,7 +262,7 @@ def test_v3_fp8_rows_let_c_differ_from_d() -> None:
     assert messages == []
 
 
-# --- V4: the DESIGN.md bug ------------------------------------------------------------
+# --- V4: the docs/design.md bug ------------------------------------------------------------
 
 
 LLAMA = dataclasses.replace(

@@ -1,7 +1,7 @@
 """Property test: the verifier's verdict equals an independent oracle on random calls.
 
 The oracle below is written straight from cuBLASLt's `cublasLtMatmul` type tables and
-DESIGN.md's invariants, over plain strings and ints; it shares no code with
+docs/design.md's invariants, over plain strings and ints; it shares no code with
 `lumir.verifier` (not even its table), so a slip in either shows up as a disagreement
 about which invariant ids fire.
 
@@ -129,7 +129,7 @@ class Call:
 
 
 def oracle(call: Call) -> set[str]:
-    """The invariant ids a call violates, from DESIGN.md and the tables above."""
+    """The invariant ids a call violates, from docs/design.md and the tables above."""
     f = call.fields
     a_t, b_t, c_t, d_t = f["a_dtype"], f["b_dtype"], f["c_dtype"], f["d_dtype"]
     fired: set[str] = set()

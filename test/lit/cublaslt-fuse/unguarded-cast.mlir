@@ -3,7 +3,7 @@
 // RUN: lumir-opt %s --split-input-file -p 'cublaslt-fuse{unsafe-test-rules=unguarded-cast report-rejected=true}' 2>&1 | filecheck %s --check-prefix=REPORT
 // RUN: lumir-opt %s --split-input-file -p 'cublaslt-fuse{report-rejected=true}' 2>&1 | filecheck %s --check-prefix=GUARDED
 
-// The motivating regression (DESIGN.md): a cast-to-F32 rule that kept the old operand
+// The motivating regression (docs/design.md): a cast-to-F32 rule that kept the old operand
 // list put a bf16 residual under c_dtype = f32. `unsafe-test-rules=unguarded-cast` loads
 // exactly that rule next to the guarded ones. The extractor verifies every candidate
 // call, never selects the illegal one, and names the rule that proposed it; the output

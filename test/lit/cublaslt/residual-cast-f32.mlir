@@ -1,7 +1,7 @@
 // RUN: lumir-opt %s --split-input-file --verify-diagnostics | filecheck %s
 // RUN: lumir-opt %s --split-input-file --verify-diagnostics --disable-verify -p cublaslt-verify | filecheck %s
 
-// The motivating case of DESIGN.md: the cast-to-F32 fusion with a residual in C.
+// The motivating case of docs/design.md: the cast-to-F32 fusion with a residual in C.
 // C and D share a dtype in cuBLASLt, so writing f32 with beta = 1 needs an f32 C.
 
 // The bug: Y = X W^T + R on a Llama-3.2-1B layer, fused into one call writing f32, kept

@@ -2,7 +2,7 @@
 // RUN: lumir-opt %s --split-input-file --verify-diagnostics --disable-verify -p cublaslt-verify | filecheck %s
 
 // V4: beta != 0 reads C, so C exists with element type c_dtype and D's shape and order.
-// The DESIGN.md bug itself is in residual-cast-f32.mlir.
+// The docs/design.md bug itself is in residual-cast-f32.mlir.
 
 // beta = 1 with no C operand.
 func.func @beta_without_c(%w: tensor<64x32xbf16>, %x: tensor<8x64xbf16>) -> tensor<8x32xbf16> {

@@ -1,7 +1,7 @@
 // RUN: lumir-opt %s --split-input-file --verify-diagnostics
 
 // cublaslt_rt.matmul verifier: the plan exists, and the buffers agree with it (V4, V5,
-// V6, V8, V9, V10 of DESIGN.md, checked against the plan's descriptor), D is apart
+// V6, V8, V9, V10 of docs/design.md, checked against the plan's descriptor), D is apart
 // from A, B and the bias.
 
 func.func @no_plan(%x: memref<8x16xbf16>, %w: memref<32x16xbf16>, %y: memref<8x32xbf16>) {
@@ -24,7 +24,7 @@ func.func @names_a_function(%x: memref<8x16xbf16>, %w: memref<32x16xbf16>, %y: m
 
 // -----
 
-// DESIGN.md's bug at level 3: the plan writes f32 from an f32 C, but the residual
+// docs/design.md's bug at level 3: the plan writes f32 from an f32 C, but the residual
 // buffer holds bf16. cuBLASLt would read pairs of bf16 values as one float.
 cublaslt_rt.plan @plan0 {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 32 : i64, n = 8 : i64, k = 16 : i64, lda = 16 : i64, ldb = 16 : i64, ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype f32>, d_dtype = #cublaslt<dtype f32>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.0 : f64, beta = 1.0 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "heuristic"}
 func.func @c_f32_over_bf16(%x: memref<8x16xbf16>, %w: memref<32x16xbf16>, %r: memref<8x32xbf16>, %y: memref<8x32xf32>) {

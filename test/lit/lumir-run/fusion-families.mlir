@@ -2,7 +2,7 @@
 // RUN: lumir-opt %S/Inputs/fusion-families.mlir -p lower-to-cublaslt-rt --split-input-file | not lumir-run --reference %s --split-input-file --rtol 0 --atol 0 2>&1 | filecheck %s --check-prefix=EXACT
 // RUN: lumir-run %s --split-input-file | filecheck %s
 
-// Every fusion family of DESIGN.md: the unfused hl program here is the reference, the
+// Every fusion family of docs/design.md: the unfused hl program here is the reference, the
 // one fused cublaslt.matmul in Inputs/fusion-families.mlir (chunk for chunk) is what
 // cublaslt-fuse should produce for it. lumir-run lowers nothing itself here: it runs the
 // lowered fused call on random inputs and compares it with this file run as torch ops,

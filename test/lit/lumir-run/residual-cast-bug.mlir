@@ -4,7 +4,7 @@
 // RUN: lumir-opt %S/Inputs/residual-cast-bug.mlir -p lower-to-cublaslt-rt --disable-verify --print-debuginfo | not lumir-run --reference %s 2>&1 | filecheck %s --check-prefix=LEVEL3
 // RUN: lumir-opt %S/Inputs/residual-cast-bug.mlir -p lower-to-cublaslt-rt --disable-verify --print-debuginfo | not lumir-run --reference %s --disable-verify --device cpu 2>&1 | filecheck %s --check-prefix=EXECUTED
 
-// DESIGN.md's motivating bug, end to end. This file is the unfused block: a bf16
+// docs/design.md's motivating bug, end to end. This file is the unfused block: a bf16
 // Linear plus a bf16 residual, cast to f32. Inputs/residual-cast-legal.mlir fuses it
 // legally (C cast to f32 first); Inputs/residual-cast-bug.mlir is the bad rule's
 // output, which declares c_dtype = f32 over the bf16 residual.
