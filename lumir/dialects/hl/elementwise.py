@@ -180,7 +180,7 @@ class GeluOp(SingleInputOp):
         super().__init__(
             operands=[input],
             result_types=[elementwise_type(tensor_type(input))],
-            properties={"approximate": StringAttr(approximate)},
+            properties={"approximate": StringAttr(str(approximate))},
         )
 
     def infer_result_type(self) -> TensorType:
