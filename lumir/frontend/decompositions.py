@@ -1,0 +1,51 @@
+"""The decomposition table aot_autograd applies before lumir imports a graph.
+
+A subset of torch's own core-ATen decompositions (`torch._decomp`), chosen for what the
+fusion rules need to see: `addmm` and `baddbmm` become a product plus an add (so the
+bias, residual and alpha rules match them; `linear` already reaches the graph as
+`t` + `mm`), layer norm and its statistics become the reductions and elementwise ops
+`hl` has, and the `*_like` / `new_*` constructors become `full`. Scaled-dot-product
+attention is deliberately absent: it stays one fused-attention node, imported as
+`hl.sdpa`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+
+import torch
+from torch._decomp import core_aten_decompositions
+
+aten = torch.ops.aten
+
+DECOMPOSED: tuple[object, ...] = (
+    aten.addmm.default,
+    aten.baddbmm.default,
+    aten.native_layer_norm.default,
+    aten.var_mean.correction,
+    aten.var.correction,
+    aten.masked_fill.Scalar,
+    aten.masked_fill.Tensor,
+    aten.rsub.Scalar,
+    aten.rsub.Tensor,
+    aten.addcmul.default,
+    aten.zeros_like.default,
+    aten.ones_like.default,
+    aten.full_like.default,
+    aten.new_zeros.default,
+    aten.new_ones.default,
+    aten.new_full.default,
+    aten.zeros.default,
+    aten.ones.default,
+    aten.hardtanh.default,
+    aten.leaky_relu.default,
+)
+"""The overloads lumir asks aot_autograd to decompose (each must be in core ATen's table)."""
+
+
+@cache
+def lumir_decompositions() -> dict[object, Callable[..., object]]:
+    """Overload -> decomposition, taken from `core_aten_decompositions()`."""
+    core = core_aten_decompositions()
+    return {op: core[op] for op in DECOMPOSED if op in core}
