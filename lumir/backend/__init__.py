@@ -13,10 +13,13 @@ from lumir.backend.stats import GRAPHS
 
 
 def _register() -> None:
+    """Register "lumir" unless it is registered, or an installed entry point will be."""
     from torch._dynamo.backends import registry
 
-    if "lumir" not in registry._COMPILER_FNS:
-        registry.register_backend(lumir_backend, name="lumir")
+    registry._discover_entrypoint_backends()
+    if "lumir" in registry._COMPILER_FNS or registry._BACKENDS.get("lumir") is not None:
+        return
+    registry.register_backend(lumir_backend, name="lumir")
 
 
 _register()

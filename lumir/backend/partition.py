@@ -15,6 +15,7 @@ updated in place) makes the program load again against the new storage.
 
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,6 +31,11 @@ from lumir.backend.stats import PartitionStats
 from lumir.frontend import ImportedGraph, import_graph
 from lumir.frontend.shapes import Bindings, bind_inputs, evaluate, hint_bindings, symbol_names
 from lumir.runtime import Program, load
+
+
+class LumirRuntimeFallbackWarning(UserWarning):
+    """A compiled partition could not run at some new sizes; those run in eager."""
+
 
 MAX_TEMPLATES = 2
 """Fused templates kept per partition: the first, and one for a length (often 1) whose
@@ -70,6 +76,7 @@ class CompiledPartition(torch.nn.Module):
         self.returns_tuple = isinstance(_output_node(graph_module).args[0], list | tuple)
         self.templates: list[FusedTemplate] = []
         self.cache: OrderedDict[tuple[object, ...], _Specialisation] = OrderedDict()
+        self.eager_shapes: set[tuple[object, ...]] = set()
         self.compile(hint_bindings(self.placeholders), first=True)
 
     # --- compile -----------------------------------------------------------------------
@@ -121,12 +128,24 @@ class CompiledPartition(torch.nn.Module):
     def forward(self, *args: object) -> object:
         bindings = bind_inputs(self.placeholders, args)
         key = symbol_names(bindings)
-        entry = self.cache.get(key)
-        if entry is None:
-            entry = self.compile(bindings)
-        else:
-            self.cache.move_to_end(key)
-        return self._run(entry, args)
+        if key in self.eager_shapes:
+            return self.graph_module(*args)
+        try:
+            entry = self.cache.get(key)
+            if entry is None:
+                entry = self.compile(bindings)
+            else:
+                self.cache.move_to_end(key)
+            return self._run(entry, args)
+        except Exception as error:  # a lumir failure must never cost the user their model
+            self.eager_shapes.add(key)
+            warnings.warn(
+                f"lumir {self.stats.label}: failed at sizes {dict(key)} and runs in eager "
+                f"there: {type(error).__name__}: {str(error).splitlines()[0]}",
+                LumirRuntimeFallbackWarning,
+                stacklevel=2,
+            )
+            return self.graph_module(*args)
 
     def _run(self, entry: _Specialisation, args: Sequence[object]) -> object:
         arguments = [self._argument(source, args) for source in entry.imported.arguments]

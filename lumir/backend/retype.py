@@ -9,7 +9,9 @@ properties, in the same order) it rebuilds the fused module with the new sizes:
 
 - every value takes the shape of the prepared value with the same name (`name_values`
   named them before fusion and fusion keeps names on the ops it rebuilds), and keeps
-  its own element type (fusion may have chosen f32 for it);
+  its own element type (fusion may have chosen f32 for it); an op fusion created
+  without a name keeps its size when its operands keep theirs, and a cast or unary op
+  takes its operand's;
 - slices and constants take their new bounds and literals from the prepared module;
 - every `cublaslt.matmul` gets a descriptor re-derived from its new operand shapes
   (m, n, k, leading dimensions, batch count and strides), everything else kept.
@@ -162,7 +164,11 @@ def _new_type(result: SSAValue, operands: list[SSAValue], sized: dict[str, Opera
         match = next(r for r in owner.results if r.name_hint == result.name_hint)
         assert isinstance(match.type, TensorType)
         return TensorType(element, match.type.get_shape())
-    if isinstance(result.owner, hl.CastOp | hl.ElementwiseUnaryOp) and operands:
+    owner_op = result.owner
+    assert isinstance(owner_op, Operation)
+    if [v.type for v in owner_op.operands] == [v.type for v in operands]:
+        return result.type  # nothing it reads changed size, so neither does it
+    if isinstance(owner_op, hl.CastOp | hl.ElementwiseUnaryOp) and operands:
         operand_type = operands[0].type
         assert isinstance(operand_type, TensorType)
         return TensorType(element, operand_type.get_shape())

@@ -120,9 +120,7 @@ def import_graph(gm: fx.GraphModule, bindings: Bindings, name: str = "forward") 
                 else:
                     outputs.append(GraphOutput(size=item))
     block.add_ops([*cx.ops, ReturnOp(*results)])
-    func = FuncOp.from_region(
-        name, argument_types, [r.type for r in results], Region(block)
-    )
+    func = FuncOp.from_region(name, argument_types, [r.type for r in results], Region(block))
     return ImportedGraph(ModuleOp([func]), tuple(arguments), tuple(outputs))
 
 

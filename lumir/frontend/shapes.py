@@ -38,8 +38,8 @@ def evaluate(value: object, bindings: Bindings) -> int:
     expr = expression(value)
     if expr.is_Integer:
         return int(expr)
-    result = expr.xreplace(dict(bindings))
-    if not result.is_number:
+    result = expr.xreplace({symbol: sympy.Integer(v) for symbol, v in bindings.items()})
+    if not getattr(result, "is_number", False):
         missing = sorted(str(s) for s in result.free_symbols)
         raise UnboundSymbolError(f"size {expr} depends on unbound symbols {missing}")
     return int(result)
@@ -88,13 +88,21 @@ def hint_bindings(placeholders: Sequence[fx.Node]) -> dict:
     for node in placeholders:
         example = node.meta.get("val")
         for symbol in _symbols_of(example):
-            shape_env = _shape_env(example)
-            if shape_env is not None and symbol in shape_env.var_to_val:
-                bindings[symbol] = int(shape_env.var_to_val[symbol])
+            hints = _hints(_shape_env(example))
+            if symbol in hints:
+                bindings[symbol] = int(hints[symbol])
     return bindings
 
 
-def _shape_env(value: object):
+def _hints(shape_env: object) -> Mapping[sympy.Symbol, object]:
+    """The example value of each symbol (`backed_var_to_val` in newer torch)."""
+    if shape_env is None:
+        return {}
+    hints = getattr(shape_env, "backed_var_to_val", None)
+    return hints if hints is not None else shape_env.var_to_val  # type: ignore[attr-defined]
+
+
+def _shape_env(value: object) -> object:
     if isinstance(value, torch.Tensor):
         for dim in value.shape:
             if isinstance(dim, torch.SymInt):

@@ -159,9 +159,7 @@ SHAPE_TARGETS: frozenset[object] = frozenset(
 
 def is_shape_node(node: fx.Node) -> bool:
     """True for a node that computes a size (a SymInt or int), not a tensor."""
-    return node.target in SHAPE_TARGETS and isinstance(
-        node.meta.get("val"), torch.SymInt | int
-    )
+    return node.target in SHAPE_TARGETS and isinstance(node.meta.get("val"), torch.SymInt | int)
 
 
 def _tensors_of(node: fx.Node) -> list[torch.Tensor]:

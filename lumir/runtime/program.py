@@ -31,6 +31,7 @@ from lumir.cublaslt_enums import DataType
 from lumir.diagnostics import Diagnostic, LumirDiagnosticError, op_diagnostic
 from lumir.dialects.cublaslt import MatmulDescriptor
 from lumir.dialects.cublaslt_rt import AllocOp, ConstantOp, LaunchOp, MatmulOp, PlanOp
+from lumir.runtime.binding import bind_static_inputs
 from lumir.runtime.buffers import (
     UnsupportedTypeError,
     byte_size,
@@ -39,7 +40,6 @@ from lumir.runtime.buffers import (
     shaped_type_parts,
     typed_view,
 )
-from lumir.runtime.binding import bind_static_inputs
 from lumir.runtime.hl_torch import UnknownKernelError, bind_kernel
 from lumir.runtime.interpreter import Signature, check_inputs, find_function, signature
 from lumir.runtime.reference_gemm import ReferenceGemmPlan
@@ -81,8 +81,8 @@ class Program:
     its argument shapes and dtypes (on any device; they are copied into the program's
     static input buffers), leaving out the arguments bound at load time
     (`static_inputs`, read in place from the caller's tensors), and returns the single
-    result, or a tuple when the function returns zero or several. A program owns its buffers: calls are sequential, never
-    concurrent.
+    result, or a tuple when the function returns zero or several. A program owns its
+    buffers: calls are sequential, never concurrent.
 
     Attributes:
         name: the function's name.
