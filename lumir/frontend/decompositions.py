@@ -1,6 +1,6 @@
 """The decomposition table aot_autograd applies before lumir imports a graph.
 
-A subset of torch's own core-ATen decompositions (`torch._decomp`), chosen for what the
+A subset of torch's own decompositions (`torch._decomp`), chosen for what the
 fusion rules need to see: `addmm` and `baddbmm` become a product plus an add (so the
 bias, residual and alpha rules match them; `linear` already reaches the graph as
 `t` + `mm`), layer norm and its statistics become the reductions and elementwise ops
@@ -15,7 +15,7 @@ from collections.abc import Callable
 from functools import cache
 
 import torch
-from torch._decomp import core_aten_decompositions
+from torch._decomp import get_decompositions
 
 aten = torch.ops.aten
 
@@ -32,7 +32,6 @@ DECOMPOSED: tuple[object, ...] = (
     aten.addcmul.default,
     aten.zeros_like.default,
     aten.ones_like.default,
-    aten.full_like.default,
     aten.new_zeros.default,
     aten.new_ones.default,
     aten.new_full.default,
@@ -41,11 +40,10 @@ DECOMPOSED: tuple[object, ...] = (
     aten.hardtanh.default,
     aten.leaky_relu.default,
 )
-"""The overloads lumir asks aot_autograd to decompose (each must be in core ATen's table)."""
+"""The overloads lumir asks aot_autograd to decompose (each has a torch decomposition)."""
 
 
 @cache
 def lumir_decompositions() -> dict[object, Callable[..., object]]:
-    """Overload -> decomposition, taken from `core_aten_decompositions()`."""
-    core = core_aten_decompositions()
-    return {op: core[op] for op in DECOMPOSED if op in core}
+    """Overload -> decomposition, from torch's decomposition table."""
+    return get_decompositions(list(DECOMPOSED))

@@ -138,6 +138,8 @@ def _import_node(cx: ImportContext, node: fx.Node) -> None:
         raise UnsupportedNodeError(f"{node.format_node()}: {reason}")
     first = len(cx.ops)
     value = TABLE[node.target].convert(cx, node)
+    if value is None:  # an unread statistic of a multi-output node
+        return
     assert isinstance(value, SSAValue)
     location = source_location(node)
     if location is not None:

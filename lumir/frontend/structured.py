@@ -138,11 +138,14 @@ def convert_sdpa(cx: ImportContext, node: fx.Node) -> SSAValue:
     return cx.emit(op)
 
 
-def convert_getitem(cx: ImportContext, node: fx.Node) -> SSAValue:
-    """operator.getitem(multi-output node, 0): the output the importer imported."""
+def convert_getitem(cx: ImportContext, node: fx.Node) -> SSAValue | None:
+    """operator.getitem(attention node, i): output 0 is the imported result; the others
+    are statistics nobody reads (the table checks), so they have no value."""
     source, index = node.args
     if index != 0:
-        raise UnsupportedNodeError(f"output {index} of {source} is not imported")
+        if node.users:
+            raise UnsupportedNodeError(f"output {index} of {source} is not imported")
+        return None
     return cx.value(source)
 
 

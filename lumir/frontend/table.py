@@ -56,15 +56,15 @@ def _no_dropout(node: fx.Node) -> str | None:
     if mask is not None and node.kwargs.get("is_causal", False):
         return "a mask together with is_causal"
     for user in node.users:
-        if user.target is not operator.getitem or user.args[1] != 0:
+        if user.target is not operator.getitem or (user.args[1] != 0 and user.users):
             return "uses an attention output other than the result"
     return None
 
 
 def _first_output(node: fx.Node) -> str | None:
     source = node.args[0]
-    if isinstance(source, fx.Node) and source.target in st.SDPA_SIGNATURES and node.args[1] == 0:
-        return None
+    if isinstance(source, fx.Node) and source.target in st.SDPA_SIGNATURES:
+        return None if node.args[1] == 0 or not node.users else "an attention statistic"
     return "getitem of something other than an attention result"
 
 
