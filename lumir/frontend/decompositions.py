@@ -1,10 +1,12 @@
 """The decomposition table aot_autograd applies before lumir imports a graph.
 
-A subset of torch's own decompositions (`torch._decomp`), chosen for what the
-fusion rules need to see: `addmm` and `baddbmm` become a product plus an add (so the
-bias, residual and alpha rules match them; `linear` already reaches the graph as
-`t` + `mm`), layer norm and its statistics become the reductions and elementwise ops
-`hl` has, and the `*_like` / `new_*` constructors become `full`. Scaled-dot-product
+A subset of torch's own decompositions (`torch._decomp`), chosen for what `hl` has:
+layer norm and its statistics become reductions and elementwise ops, `masked_fill`
+becomes `where`, and the `*_like` / `new_*` constructors become `full`. `linear` reaches
+the graph as `t` + `mm`; `addmm` and `baddbmm` are not decomposed here but imported as a
+product plus an add (lumir.frontend.structured.convert_addmm), so the bias, residual and
+alpha rules see them and half-precision products stay half precision (torch's
+decomposition computes them in f32 on CPU). Scaled-dot-product
 attention is deliberately absent: it stays one fused-attention node, imported as
 `hl.sdpa`.
 """
@@ -20,8 +22,6 @@ from torch._decomp import get_decompositions
 aten = torch.ops.aten
 
 DECOMPOSED: tuple[object, ...] = (
-    aten.addmm.default,
-    aten.baddbmm.default,
     aten.native_layer_norm.default,
     aten.var_mean.correction,
     aten.var.correction,

@@ -20,6 +20,7 @@ from xdsl.ir import Attribute, SSAValue
 
 from lumir.dialects import hl
 from lumir.frontend.context import ImportContext, UnsupportedNodeError
+from lumir.frontend.dtypes import element_type
 
 aten = torch.ops.aten
 
@@ -27,6 +28,26 @@ aten = torch.ops.aten
 def convert_matmul(cx: ImportContext, node: fx.Node) -> SSAValue:
     """aten.mm / aten.bmm -> hl.matmul (hl-to-cublaslt makes it a cuBLASLt call)."""
     return cx.emit(hl.MatmulOp(cx.value(node.args[0]), cx.value(node.args[1])))
+
+
+def convert_addmm(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """aten.addmm / aten.baddbmm(bias, x, y, beta=1, alpha=1) -> beta*bias + alpha*(x @ y).
+
+    Written as hl.matmul then hl.add (with hl.mul by a constant for beta or alpha not 1),
+    the forms the bias, residual and alpha rules of cublaslt-fuse match. torch's own
+    decomposition is not used: on CPU it computes half-precision products in f32.
+    """
+    bias, lhs, rhs = (cx.value(a) for a in node.args[:3])
+    element = element_type(cx.dtype(node))
+    product = cx.emit(hl.MatmulOp(lhs, rhs))
+    alpha, beta = node.kwargs.get("alpha", 1), node.kwargs.get("beta", 1)
+    if alpha != 1:
+        product = cx.emit(hl.MulOp(product, cx.emit(hl.splat(float(alpha), element))))
+    if beta == 0:
+        return product
+    if beta != 1:
+        bias = cx.emit(hl.MulOp(bias, cx.emit(hl.splat(float(beta), element))))
+    return cx.emit(hl.AddOp(product, bias))
 
 
 def convert_embedding(cx: ImportContext, node: fx.Node) -> SSAValue:

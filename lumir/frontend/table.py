@@ -120,6 +120,8 @@ TABLE: dict[object, Row] = {
     # matrix products, gathers, attention
     aten.mm.default: Row(st.convert_matmul),
     aten.bmm.default: Row(st.convert_matmul),
+    aten.addmm.default: Row(st.convert_addmm),
+    aten.baddbmm.default: Row(st.convert_addmm),
     aten.embedding.default: Row(st.convert_embedding),
     aten.cat.default: Row(st.convert_cat),
     **{kernel: Row(st.convert_sdpa, _no_dropout) for kernel in st.SDPA_SIGNATURES},

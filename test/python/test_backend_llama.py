@@ -9,8 +9,7 @@ import torch
 
 transformers = pytest.importorskip("transformers")
 
-import lumir.backend  # noqa: E402  (registers "lumir" for an uninstalled checkout)
-from lumir.backend import stats  # noqa: E402
+from lumir.backend import stats  # noqa: E402  (importing it registers "lumir")
 
 
 def tiny_llama(dtype: torch.dtype = torch.float32):
