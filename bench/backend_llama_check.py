@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import copy
 import sys
-from concurrent.futures import ThreadPoolExecutor
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import torch
