@@ -188,12 +188,14 @@ class CompiledPartition(torch.nn.Module):
             if arguments[i].is_contiguous() and arguments[i].device.type == self.device.type
         }
         self.stats.loads += 1
-        return load(
+        program = load(
             entry.lowered,  # type: ignore[arg-type]
             self.device,
             static_inputs=bindable,
             cuda_graph=self.options.cuda_graph,
         )
+        self.stats.bound_inputs = len(program.static)
+        return program
 
 
 def _attribute(module: torch.nn.Module, target: str) -> object:

@@ -18,6 +18,8 @@ class PartitionStats:
     """Concrete shapes compiled for it (each one fused or re-typed, then loaded)."""
     loads: int = 0
     """Programs loaded (a new shape, or weights rebound after their storage changed)."""
+    bound_inputs: int = 0
+    """Arguments the last loaded program reads in place (weights, buffers, constants)."""
     fused: Counter[str] = field(default_factory=Counter)
     """From the first compile: matmuls, cublaslt_calls, fused_bias, ... (see report)."""
 
