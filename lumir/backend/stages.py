@@ -10,9 +10,11 @@ runtime buffers, per length). Each stage's output can be written to a dump direc
 from __future__ import annotations
 
 from dataclasses import dataclass
+from io import StringIO
 from pathlib import Path
 
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.printer import Printer
 
 from lumir.backend.options import BackendOptions
 from lumir.context import lumir_context
@@ -25,7 +27,8 @@ from lumir.passes.lower_to_cublaslt_rt import LowerToCublasltRtPass
 
 @dataclass
 class Dumper:
-    """Writes `<directory>/<label>.<NN>-<stage>.mlir` after each stage (or nothing)."""
+    """Writes `<directory>/<label>.<NN>-<stage>.mlir` after each stage (or nothing), in
+    the form lumir-opt parses back, with each op's source location."""
 
     directory: str | None
     label: str
@@ -36,8 +39,10 @@ class Dumper:
             return
         path = Path(self.directory)
         path.mkdir(parents=True, exist_ok=True)
+        text = StringIO()
+        Printer(stream=text, print_debuginfo=True).print_op(module)
         (path / f"{self.label}.{self.count:02d}-{stage}.mlir").write_text(
-            f"{module}\n", encoding="utf-8"
+            text.getvalue() + "\n", encoding="utf-8"
         )
         self.count += 1
 
