@@ -10,8 +10,8 @@ properties, in the same order) it rebuilds the fused module with the new sizes:
 - every value takes the shape of the prepared value with the same name (`name_values`
   named them before fusion and fusion keeps names on the ops it rebuilds), and keeps
   its own element type (fusion may have chosen f32 for it); an op fusion created
-  without a name keeps its size when its operands keep theirs, and a cast or unary op
-  takes its operand's;
+  without a name keeps its size when its operands keep theirs, a cast or unary op takes
+  its operand's, and a call the shape its operands and descriptor give D;
 - slices and constants take their new bounds and literals from the prepared module;
 - every `cublaslt.matmul` gets a descriptor re-derived from its new operand shapes
   (m, n, k, leading dimensions, batch count and strides), everything else kept.
@@ -28,10 +28,11 @@ from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
+from lumir.cublaslt_enums import Order
 from lumir.diagnostics import verify_module
 from lumir.dialects import cublaslt, hl
 from lumir.dialects.cublaslt import INT_FIELDS, descriptor_properties
-from lumir.egraph_bridge.descriptors import UndecodableCallError, call_descriptor
+from lumir.egraph_bridge.descriptors import UndecodableCallError, call_descriptor, op_dims
 from lumir.egraph_bridge.encoder import call_fields
 from lumir.runtime.interpreter import find_function
 
@@ -172,7 +173,29 @@ def _new_type(result: SSAValue, operands: list[SSAValue], sized: dict[str, Opera
         operand_type = operands[0].type
         assert isinstance(operand_type, TensorType)
         return TensorType(element, operand_type.get_shape())
+    if isinstance(owner_op, cublaslt.MatmulOp):
+        return TensorType(element, _call_result_shape(owner_op, operands))
     raise RetypeError(f"no size known for the value {result.name_hint or result}")
+
+
+def _call_result_shape(op: cublaslt.MatmulOp, operands: list[SSAValue]) -> list[int]:
+    """D's shape for a call over `operands`: op(A) is m x k, op(B) is k x n, D is m x n
+    in D's order (stored [n, m] when column-major), batched like the old D."""
+    desc = op.descriptor()
+    a, b = (_static_shape(v) for v in operands[:2])
+    m = op_dims(a, desc.order_a, desc.transa)[0]
+    n = op_dims(b, desc.order_b, desc.transb)[1]
+    matrix = [n, m] if desc.order_d == Order.COL else [m, n]
+    assert isinstance(op.d.type, TensorType)
+    if op.d.type.get_num_dims() == 3:
+        batch = max(shape[0] for shape in (a, b) if len(shape) == 3)
+        return [batch, *matrix]
+    return matrix
+
+
+def _static_shape(value: SSAValue) -> tuple[int, ...]:
+    assert isinstance(value.type, TensorType)
+    return tuple(value.type.get_shape())
 
 
 def _matmul_properties(
