@@ -23,6 +23,10 @@ from lumir.egraph_bridge.rulesets import (
 )
 from lumir.egraph_bridge.saturate import LimitReachedError, Limits, RuleProgramError
 
+PRECISION_EXCLUDES: dict[str, tuple[str, ...]] = {"fast": (), "strict": ("cast",)}
+"""Precision policy -> the rule families it leaves out. `strict` keeps every value in
+the dtype the program computes it in; the cast rules are the ones that change it."""
+
 
 @dataclass(frozen=True)
 class CublasltFusePass(ModulePass):
@@ -38,9 +42,12 @@ class CublasltFusePass(ModulePass):
     bias, relu, gelu, cast, batched); `disable=a,b` leaves some out; `node-limit` and
     `iteration-limit` bound saturation per block (hitting one is an error naming it);
     `dump-egglog=PATH` writes each block's egglog program (`-` for stderr);
-    `report-rejected=true` prints a remark for every call e-node the verifier refused,
-    naming the rule that proposed it; `unsafe-test-rules=unguarded-cast` also loads a
-    deliberately wrong rule, for tests of that refusal.
+    `precision=strict` never lets a call write a value in another dtype than the
+    program gives it (it leaves out the `cast` family, whose rules write a half-precision
+    product in f32), `precision=fast` (the default) allows it; `report-rejected=true`
+    prints a remark for every call e-node the verifier refused, naming the rule that
+    proposed it; `unsafe-test-rules=unguarded-cast` also loads a deliberately wrong
+    rule, for tests of that refusal.
     """
 
     name = "cublaslt-fuse"
@@ -52,11 +59,22 @@ class CublasltFusePass(ModulePass):
     dump_egglog: str = ""
     report_rejected: bool = False
     unsafe_test_rules: tuple[str, ...] = ()
+    precision: str = "fast"
 
     def config(self) -> FuseConfig:
         """The rulesets and limits these options ask for; bad options are diagnostics."""
+        if self.precision not in PRECISION_EXCLUDES:
+            raise LumirDiagnosticError(
+                [
+                    Diagnostic(
+                        f"{self.name}: precision must be one of "
+                        f"{', '.join(PRECISION_EXCLUDES)}, got '{self.precision}'"
+                    )
+                ]
+            )
+        disable = (*self.disable, *PRECISION_EXCLUDES[self.precision])
         try:
-            rulesets = select_families(self.families, self.disable)
+            rulesets = select_families(self.families, disable)
             rulesets += select_test_rules(self.unsafe_test_rules)
         except UnknownRuleFamilyError as error:
             raise LumirDiagnosticError([Diagnostic(f"{self.name}: {error}")]) from None

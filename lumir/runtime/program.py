@@ -17,7 +17,7 @@ the op at fault; the run phase does no checking and no decoding.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Protocol
 
@@ -31,6 +31,7 @@ from lumir.cublaslt_enums import DataType
 from lumir.diagnostics import Diagnostic, LumirDiagnosticError, op_diagnostic
 from lumir.dialects.cublaslt import MatmulDescriptor
 from lumir.dialects.cublaslt_rt import AllocOp, ConstantOp, LaunchOp, MatmulOp, PlanOp
+from lumir.runtime.binding import bind_static_inputs
 from lumir.runtime.buffers import (
     UnsupportedTypeError,
     byte_size,
@@ -78,9 +79,10 @@ class Program:
 
     `program(*inputs)` takes the inputs in the function's argument order, with exactly
     its argument shapes and dtypes (on any device; they are copied into the program's
-    static input buffers) and returns the single result, or a tuple when the function
-    returns zero or several. A program owns its buffers: calls are sequential, never
-    concurrent.
+    static input buffers), leaving out the arguments bound at load time
+    (`static_inputs`, read in place from the caller's tensors), and returns the single
+    result, or a tuple when the function returns zero or several. A program owns its
+    buffers: calls are sequential, never concurrent.
 
     Attributes:
         name: the function's name.
@@ -98,6 +100,7 @@ class Program:
         launches: Sequence[Launch],
         plans: Sequence[MatmulPlan],
         arguments: Signature,
+        static: frozenset[int] = frozenset(),
     ) -> None:
         self.name = name
         self.device = device
@@ -106,6 +109,8 @@ class Program:
         self._inputs = tuple(inputs)
         self._outputs = tuple(outputs)
         self._arguments = arguments
+        self.static = static
+        self._copied = tuple(i for i in range(len(self._inputs)) if i not in static)
         self._graph: CudaGraphProgram | None = None
         self._closed = False
 
@@ -120,9 +125,10 @@ class Program:
     def __call__(self, *inputs: torch.Tensor) -> torch.Tensor | tuple[torch.Tensor, ...]:
         if self._closed:
             raise RuntimeError(f"program @{self.name} was closed")
-        check_inputs(f"program @{self.name}", self._arguments, inputs)
-        for static, given in zip(self._inputs, inputs, strict=True):
-            static.copy_(given)
+        expected = tuple(self._arguments[i] for i in self._copied)
+        check_inputs(f"program @{self.name}", expected, inputs)
+        for index, given in zip(self._copied, inputs, strict=True):
+            self._inputs[index].copy_(given)
         if self._graph is not None:
             self._graph.replay()
         else:
@@ -153,6 +159,7 @@ def load(
     function: str | None = None,
     verify: bool = True,
     cuda_graph: bool = True,
+    static_inputs: Mapping[int, torch.Tensor] | None = None,
 ) -> Program:
     """Load a lowered module's function for `device` ("cpu" or "cuda[:i]").
 
@@ -165,11 +172,15 @@ def load(
             the verifier would refuse (docs/design.md's bug) and watch it go wrong.
         cuda_graph: on CUDA, capture the launches into one CUDA graph and replay it on
             each call (the default); False runs them one by one.
+        static_inputs: argument index -> a tensor the argument is bound to by storage
+            (`lumir.runtime.binding`): contiguous, exactly the argument's shape, dtype
+            and device. The program reads it in place and `__call__` no longer takes it.
 
     Raises:
         LumirDiagnosticError: the module does not verify, or an op cannot be loaded
             (e.g. a plan whose layouts reach past their buffers), located at the op.
         DeviceUnavailableError: CUDA was asked for but torch or nvmath cannot provide it.
+        StaticInputError: a static input does not fit its argument.
     """
     if isinstance(module, str):
         module = _parse(module)
@@ -187,7 +198,10 @@ def load(
         factory = _cpu_plan
     else:
         raise DeviceUnavailableError(f"lumir runs programs on 'cpu' or 'cuda', not '{device}'")
-    program = _Loader(func, target, factory).load()
+    bound = bind_static_inputs(func, static_inputs or {}, target)
+    loader = _Loader(func, target, factory)
+    loader.buffers.update({func.body.block.args[i]: buffer for i, buffer in bound.items()})
+    program = loader.load()
     if target.type == "cuda" and cuda_graph:
         program.capture()
     return program
@@ -276,7 +290,12 @@ class _Loader:
 
     def load(self) -> Program:
         func = self.func
-        inputs = [self._view(arg, self._new(func, arg)) for arg in func.body.block.args]
+        args = func.body.block.args
+        static = frozenset(index for index, arg in enumerate(args) if arg in self.buffers)
+        inputs = [
+            self._view(arg, self.buffers[arg] if arg in self.buffers else self._new(func, arg))
+            for arg in args
+        ]
         outputs: list[torch.Tensor] | None = None
         for op in func.body.block.ops:
             if isinstance(op, ReturnOp):
@@ -293,6 +312,7 @@ class _Loader:
             self.launches,
             self.plans,
             signature(func),
+            static,
         )
 
     def _new(self, op: Operation, value: SSAValue) -> torch.Tensor:

@@ -1,0 +1,161 @@
+"""The `lumir` torch.compile backend: aot_autograd, capability partitioning, fallback.
+
+    torch.compile(model, backend="lumir", options={...})
+
+Dynamo hands the backend a graph of torch calls; aot_autograd (with lumir's
+decompositions) turns it into core ATen and calls `compile_aten_graph`, which
+
+1. asks the importer's support predicate about every node and lets torch's
+   `CapabilityBasedPartitioner` group the supported ones into partitions;
+2. compiles each partition (`CompiledPartition`: import, prepare, fuse, lower) and puts
+   it in place of its submodule; a partition that fails to compile stays eager;
+3. warns once per graph, naming the ops that run in eager and why a partition fell back,
+   and prints the report line when asked.
+
+Nothing lumir does can cost the user their model: every failure becomes eager torch.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import time
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+
+import torch
+from torch import fx
+from torch._dynamo.backends.common import aot_autograd
+from torch._functorch.aot_autograd import make_boxed_func
+from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
+from torch.fx.passes.operator_support import OperatorSupportBase
+
+from lumir.backend.options import BackendOptions, parse_options
+from lumir.backend.partition import CompiledPartition
+from lumir.backend.report import report_line
+from lumir.backend.stats import GraphStats, PartitionStats, new_graph
+from lumir.frontend import lumir_decompositions, target_name, unsupported_reason
+
+
+class LumirFallbackWarning(UserWarning):
+    """Part (or all) of a compiled graph runs in eager torch instead of lumir."""
+
+
+class _LumirSupport(OperatorSupportBase):
+    """The importer's support predicate, as the partitioner asks it."""
+
+    def is_node_supported(self, submodules: Mapping[str, torch.nn.Module], node: fx.Node) -> bool:
+        return unsupported_reason(node) is None
+
+
+def lumir_backend(
+    gm: fx.GraphModule,
+    example_inputs: Sequence[object],
+    options: Mapping[str, object] | None = None,
+) -> Callable[..., object]:
+    """The `torch.compile` backend named "lumir" (see the module doc and docs/backend.md)."""
+    settings = parse_options(options)
+    compiler = functools.partial(compile_aten_graph, options=settings)
+    backend = aot_autograd(
+        fw_compiler=compiler,
+        inference_compiler=compiler,
+        bw_compiler=_eager,
+        decompositions=lumir_decompositions(),
+    )
+    return backend(gm, example_inputs)
+
+
+def _eager(gm: fx.GraphModule, example_inputs: Sequence[object]) -> Callable[..., object]:
+    return make_boxed_func(gm.forward)
+
+
+def _static_indices(count: int) -> frozenset[int]:
+    """Graph inputs aot_autograd knows to be parameters or buffers (stable storage)."""
+    from torch._guards import TracingContext
+
+    context = TracingContext.try_get()
+    metadata = getattr(context, "fw_metadata", None) if context is not None else None
+    indices = getattr(metadata, "static_input_indices", None) or ()
+    return frozenset(i for i in indices if 0 <= i < count)
+
+
+def _graph_device(example_inputs: Sequence[object]) -> torch.device:
+    for value in example_inputs:
+        if isinstance(value, torch.Tensor):
+            return value.device
+    return torch.device("cpu")
+
+
+def compile_aten_graph(
+    gm: fx.GraphModule, example_inputs: Sequence[object], options: BackendOptions
+) -> Callable[..., object]:
+    """aot_autograd's inference (and forward) compiler: partition, compile, fall back."""
+    start = time.perf_counter()
+    stats = new_graph()
+    home = _graph_device(example_inputs)
+    device = torch.device(options.device) if options.device is not None else home
+    stats.fallback_ops = [
+        target_name(node)
+        for node in gm.graph.nodes
+        if node.op == "call_function" and unsupported_reason(node) is not None
+    ]
+    partitioner = CapabilityBasedPartitioner(gm, _LumirSupport(), allows_single_node_partition=True)
+    partitions = partitioner.propose_partitions()
+    if not partitions:
+        result = gm
+    else:
+        result = partitioner.fuse_partitions(partitions)
+        _compile_partitions(
+            result, _static_indices(len(example_inputs)), device, home, options, stats
+        )
+    stats.compile_ms = (time.perf_counter() - start) * 1000.0
+    _warn(gm, stats, bool(partitions))
+    if options.report:
+        print(report_line(stats, str(device), options.precision), file=sys.stderr)
+    return make_boxed_func(result.forward)
+
+
+def _compile_partitions(
+    fused: fx.GraphModule,
+    static_indices: frozenset[int],
+    device: torch.device,
+    home: torch.device,
+    options: BackendOptions,
+    stats: GraphStats,
+) -> None:
+    placeholders = {
+        n: i for i, n in enumerate(n for n in fused.graph.nodes if n.op == "placeholder")
+    }
+    for node in list(fused.graph.nodes):
+        if node.op != "call_module":
+            continue
+        submodule = fused.get_submodule(node.target)
+        static = frozenset(
+            position
+            for position, arg in enumerate(node.args)
+            if isinstance(arg, fx.Node)
+            and (arg.op == "get_attr" or placeholders.get(arg, -1) in static_indices)
+        )
+        partition_stats = PartitionStats(f"{stats.label}.{node.target}")
+        try:
+            compiled = CompiledPartition(submodule, static, device, home, options, partition_stats)
+        except Exception as error:  # a lumir failure must never cost the user their model
+            stats.failures.append(f"{node.target}: {type(error).__name__}: {error}")
+            continue
+        stats.partitions.append(partition_stats)
+        setattr(fused, node.target, compiled)
+    fused.recompile()
+
+
+def _warn(gm: fx.GraphModule, stats: GraphStats, had_partitions: bool) -> None:
+    if not stats.fallback_ops and not stats.failures:
+        return
+    parts: list[str] = []
+    if not had_partitions:
+        parts.append("no op of this graph is supported by lumir; it runs entirely in eager")
+    if stats.fallback_ops:
+        names = ", ".join(sorted(set(stats.fallback_ops)))
+        parts.append(f"{len(stats.fallback_ops)} op(s) run in eager ({names})")
+    for failure in stats.failures:
+        parts.append(f"partition {failure.splitlines()[0]} failed to compile and runs in eager")
+    warnings.warn(f"lumir {stats.label}: " + "; ".join(parts), LumirFallbackWarning, stacklevel=2)

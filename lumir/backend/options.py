@@ -1,0 +1,121 @@
+"""The options of `torch.compile(model, backend="lumir", options={...})`, checked once.
+
+Every option is documented in docs/backend.md. An unknown option or a bad value is a
+`LumirOptionError` naming the option and what it accepts, raised when the model is
+compiled, before anything runs.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+
+from lumir.egraph_bridge.fuse_pass import PRECISION_EXCLUDES
+from lumir.egraph_bridge.rulesets import FAMILIES, UnknownRuleFamilyError, select_families
+
+
+class LumirOptionError(ValueError):
+    """An option of the lumir backend that does not exist or has a bad value."""
+
+
+@dataclass(frozen=True)
+class BackendOptions:
+    """The backend's settings (see docs/backend.md for each)."""
+
+    dump_ir: str | None = None
+    """Directory that receives the IR after every stage of every compiled graph."""
+    families: tuple[str, ...] = ()
+    """Only these cublaslt-fuse rule families (all when empty)."""
+    disable: tuple[str, ...] = ()
+    """cublaslt-fuse rule families to leave out."""
+    device: str | None = None
+    """Run programs here ("cpu", "cuda", "cuda:1") instead of on the inputs' device."""
+    precision: str = "strict"
+    """"strict": every value keeps the program's dtype; "fast": calls may write f32."""
+    report: bool = False
+    """Print one `lumir report:` line per compiled graph to stderr."""
+    cache_size: int = 8
+    """Specialisations (concrete shapes) kept per compiled partition, least recent out."""
+    cuda_graph: bool = True
+    """On CUDA, replay each program as one captured CUDA graph."""
+
+
+OPTION_NAMES = tuple(f.name for f in fields(BackendOptions))
+
+
+def _families(name: str, value: object) -> tuple[str, ...]:
+    items = value.split(",") if isinstance(value, str) else value
+    if not isinstance(items, list | tuple) or not all(isinstance(i, str) for i in items):
+        raise LumirOptionError(
+            f"lumir option '{name}' must be a list of rule families ({', '.join(FAMILIES)})"
+        )
+    names = tuple(i.strip() for i in items if i.strip())
+    try:
+        select_families(names, ())
+    except UnknownRuleFamilyError as error:
+        raise LumirOptionError(f"lumir option '{name}': {error}") from None
+    return names
+
+
+def _device(value: object) -> str | None:
+    if value is None:
+        return None
+    import torch
+
+    try:
+        device = torch.device(value)  # type: ignore[arg-type]
+    except (RuntimeError, TypeError):
+        device = None
+    if device is None or device.type not in ("cpu", "cuda"):
+        raise LumirOptionError(f"lumir option 'device' must be 'cpu' or 'cuda[:i]', got {value!r}")
+    return str(device)
+
+
+def _flag(name: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise LumirOptionError(f"lumir option '{name}' must be True or False, got {value!r}")
+    return value
+
+
+def parse_options(
+    options: Mapping[str, object] | None, environ: Mapping[str, str] | None = None
+) -> BackendOptions:
+    """Check `options` (and the LUMIR_DUMP_IR / LUMIR_REPORT environment) into settings."""
+    environ = os.environ if environ is None else environ
+    given = dict(options or {})
+    unknown = sorted(set(given) - set(OPTION_NAMES))
+    if unknown:
+        raise LumirOptionError(
+            f"unknown lumir option {', '.join(repr(u) for u in unknown)}; valid options: "
+            f"{', '.join(OPTION_NAMES)}"
+        )
+    dump_ir = given.get("dump_ir", environ.get("LUMIR_DUMP_IR") or None)
+    if dump_ir is not None and not isinstance(dump_ir, str | os.PathLike):
+        raise LumirOptionError(f"lumir option 'dump_ir' must be a directory path, got {dump_ir!r}")
+    precision = given.get("precision", "strict")
+    if precision not in PRECISION_EXCLUDES:
+        raise LumirOptionError(
+            f"lumir option 'precision' must be one of {', '.join(PRECISION_EXCLUDES)}, "
+            f"got {precision!r}"
+        )
+    cache_size = given.get("cache_size", 8)
+    if not isinstance(cache_size, int) or isinstance(cache_size, bool) or cache_size < 1:
+        raise LumirOptionError(
+            f"lumir option 'cache_size' must be an integer >= 1, got {cache_size!r}"
+        )
+    report = (
+        _flag("report", given["report"])
+        if "report" in given
+        else (environ.get("LUMIR_REPORT", "") not in ("", "0"))
+    )
+    return BackendOptions(
+        dump_ir=None if dump_ir is None else os.fspath(dump_ir),
+        families=_families("families", given.get("families", ())),
+        disable=_families("disable", given.get("disable", ())),
+        device=_device(given.get("device")),
+        precision=str(precision),
+        report=report,
+        cache_size=cache_size,
+        cuda_graph=_flag("cuda_graph", given.get("cuda_graph", True)),
+    )

@@ -1,0 +1,215 @@
+"""One lumir partition of a graph: compiled per concrete shape, weights bound in place.
+
+A `CompiledPartition` stands in for the partition's FX submodule. It compiles at the
+graph's example sizes when created (so failures surface at compile time and fall back
+then), and for each new concrete shape on first use: the first compile fuses, later
+ones re-type the fused template (lumir.backend.retype) and only fuse again when it does
+not fit. Compiled shapes live in a bounded LRU cache.
+
+Inputs that are the model's parameters, buffers or tensor constants ("static": their
+storage outlives the call) are bound to the program by storage at load time; every
+other input is copied into the program once per call. Each call compares the static
+inputs' data pointers with the bound ones: a parameter replaced by a new tensor (not
+updated in place) makes the program load again against the new storage.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+from torch import fx
+
+from lumir.backend.options import BackendOptions
+from lumir.backend.report import count_fusions
+from lumir.backend.retype import FusedTemplate, RetypeError, structure
+from lumir.backend.stages import Dumper, fuse, lower, prepare
+from lumir.backend.stats import PartitionStats
+from lumir.frontend import ImportedGraph, import_graph
+from lumir.frontend.shapes import Bindings, bind_inputs, evaluate, hint_bindings, symbol_names
+from lumir.runtime import Program, load
+
+
+class LumirRuntimeFallbackWarning(UserWarning):
+    """A compiled partition could not run at some new sizes; those run in eager."""
+
+
+MAX_TEMPLATES = 2
+"""Fused templates kept per partition: the first, and one for a length (often 1) whose
+preparation differs in structure."""
+
+
+@dataclass
+class _Specialisation:
+    """One concrete shape: the lowered module, its interface, and the loaded program."""
+
+    imported: ImportedGraph
+    lowered: object
+    bindings: Bindings
+    program: Program | None = None
+    bound_pointers: tuple[int, ...] = ()
+
+
+class CompiledPartition(torch.nn.Module):
+    """Callable like the partition's submodule; runs it as lumir programs."""
+
+    def __init__(
+        self,
+        graph_module: fx.GraphModule,
+        static_inputs: frozenset[int],
+        device: torch.device,
+        home: torch.device,
+        options: BackendOptions,
+        stats: PartitionStats,
+    ):
+        super().__init__()
+        self.graph_module = graph_module
+        self.static_inputs = static_inputs
+        self.device = device
+        self.home = home
+        self.options = options
+        self.stats = stats
+        self.placeholders = [n for n in graph_module.graph.nodes if n.op == "placeholder"]
+        self.returns_tuple = isinstance(_output_node(graph_module).args[0], list | tuple)
+        self.templates: list[FusedTemplate] = []
+        self.cache: OrderedDict[tuple[object, ...], _Specialisation] = OrderedDict()
+        self.eager_shapes: set[tuple[object, ...]] = set()
+        self.compile(hint_bindings(self.placeholders), first=True)
+
+    # --- compile -----------------------------------------------------------------------
+
+    def compile(self, bindings: Bindings, first: bool = False) -> _Specialisation:
+        """Compile (or re-type) the partition at `bindings`; cache and return it."""
+        label = self.stats.label + "".join(f".{k}={v}" for k, v in symbol_names(bindings))
+        dump = Dumper(self.options.dump_ir, label)
+        imported = import_graph(self.graph_module, bindings)
+        prepared = prepare(imported.module.clone(), dump)
+        fused = self._from_template(prepared)
+        if fused is None:
+            shape = structure(prepared)
+            fused = fuse(prepared.clone(), self.options, dump)
+            self.stats.fuse_runs += 1
+            if len(self.templates) < MAX_TEMPLATES:
+                self.templates.append(FusedTemplate(shape, fused.clone()))
+        else:
+            dump("retyped", fused)
+        if first:
+            self.stats.fused = count_fusions(imported.module, fused)
+        lowered = lower(fused, dump)
+        self.stats.specialisations += 1
+        entry = _Specialisation(imported, lowered, dict(bindings))
+        self._remember(self._key_of_bindings(bindings), entry)
+        return entry
+
+    def _from_template(self, prepared) -> object | None:
+        for template in self.templates:
+            try:
+                return template.specialise(prepared)
+            except RetypeError:
+                continue
+        return None
+
+    def _key_of_bindings(self, bindings: Bindings) -> tuple[object, ...]:
+        return symbol_names(bindings)
+
+    def _remember(self, key: tuple[object, ...], entry: _Specialisation) -> None:
+        self.cache[key] = entry
+        self.cache.move_to_end(key)
+        while len(self.cache) > self.options.cache_size:
+            _, evicted = self.cache.popitem(last=False)
+            if evicted.program is not None:
+                evicted.program.close()
+
+    # --- run ---------------------------------------------------------------------------
+
+    def forward(self, *args: object) -> object:
+        bindings = bind_inputs(self.placeholders, args)
+        key = symbol_names(bindings)
+        if key in self.eager_shapes:
+            return self.graph_module(*args)
+        try:
+            entry = self.cache.get(key)
+            if entry is None:
+                entry = self.compile(bindings)
+            else:
+                self.cache.move_to_end(key)
+            return self._run(entry, args)
+        except Exception as error:  # a lumir failure must never cost the user their model
+            self.eager_shapes.add(key)
+            warnings.warn(
+                f"lumir {self.stats.label}: failed at sizes {dict(key)} and runs in eager "
+                f"there: {type(error).__name__}: {str(error).splitlines()[0]}",
+                LumirRuntimeFallbackWarning,
+                stacklevel=2,
+            )
+            return self.graph_module(*args)
+
+    def _run(self, entry: _Specialisation, args: Sequence[object]) -> object:
+        arguments = [self._argument(source, args) for source in entry.imported.arguments]
+        static = [i for i, s in enumerate(entry.imported.arguments) if self._is_static(s)]
+        pointers = tuple(arguments[i].data_ptr() for i in static)  # type: ignore[union-attr]
+        if entry.program is None or pointers != entry.bound_pointers:
+            entry.program = self._load(entry, arguments, static)
+            entry.bound_pointers = pointers
+        bound = entry.program.static
+        activations = [a for i, a in enumerate(arguments) if i not in bound]
+        results = entry.program(*activations)  # type: ignore[arg-type]
+        if not isinstance(results, tuple):
+            results = (results,)
+        outputs: list[object] = []
+        for output in entry.imported.outputs:
+            if output.result is not None:
+                outputs.append(results[output.result].to(self.home))
+            else:
+                outputs.append(_size(output.size, entry.bindings))
+        if self.returns_tuple:
+            return tuple(outputs)
+        return outputs[0]
+
+    def _argument(self, source: int | str, args: Sequence[object]) -> torch.Tensor:
+        value = args[source] if isinstance(source, int) else _attribute(self.graph_module, source)
+        assert isinstance(value, torch.Tensor)
+        return value
+
+    def _is_static(self, source: int | str) -> bool:
+        return isinstance(source, str) or source in self.static_inputs
+
+    def _load(
+        self, entry: _Specialisation, arguments: list[torch.Tensor], static: list[int]
+    ) -> Program:
+        if entry.program is not None:
+            entry.program.close()
+        bindable = {
+            i: arguments[i]
+            for i in static
+            if arguments[i].is_contiguous() and arguments[i].device.type == self.device.type
+        }
+        self.stats.loads += 1
+        program = load(
+            entry.lowered,  # type: ignore[arg-type]
+            self.device,
+            static_inputs=bindable,
+            cuda_graph=self.options.cuda_graph,
+        )
+        self.stats.bound_inputs = len(program.static)
+        return program
+
+
+def _attribute(module: torch.nn.Module, target: str) -> object:
+    value: object = module
+    for part in target.split("."):
+        value = getattr(value, part)
+    return value
+
+
+def _size(size: object, bindings: Bindings) -> object:
+    if isinstance(size, torch.SymInt | int):
+        return evaluate(size, bindings)
+    return size
+
+
+def _output_node(graph_module: fx.GraphModule) -> fx.Node:
+    return next(n for n in graph_module.graph.nodes if n.op == "output")

@@ -1,0 +1,58 @@
+"""The `lumir report:` line: what one compiled graph became, as key=value fields."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from xdsl.dialects.builtin import ModuleOp
+
+from lumir.backend.stats import GraphStats
+from lumir.dialects import cublaslt, hl
+
+REPORT_FIELDS = (
+    "matmuls",
+    "cublaslt_calls",
+    "fused_bias",
+    "fused_beta",
+    "fused_act",
+    "fused_alpha",
+    "fused_cast",
+)
+
+
+def count_fusions(imported: ModuleOp, fused: ModuleOp) -> Counter[str]:
+    """Products imported, and the calls fusion produced with what each absorbed."""
+    counts: Counter[str] = Counter({name: 0 for name in REPORT_FIELDS})
+    counts["matmuls"] = sum(isinstance(op, hl.MatmulOp) for op in imported.walk())
+    for op in fused.walk():
+        if not isinstance(op, cublaslt.MatmulOp):
+            continue
+        desc = op.descriptor()
+        counts["cublaslt_calls"] += 1
+        counts["fused_bias"] += "bias" in desc.epilogue.value
+        counts["fused_beta"] += desc.beta != 0.0
+        counts["fused_act"] += desc.epilogue.activation is not None
+        counts["fused_alpha"] += desc.alpha != 1.0
+        counts["fused_cast"] += desc.d_dtype != desc.a_dtype
+    return counts
+
+
+def report_line(graph: GraphStats, device: str, precision: str) -> str:
+    """`lumir report: graph=... matmuls=... fallback_ops=... compile_ms=...` (one line)."""
+    totals: Counter[str] = Counter({name: 0 for name in REPORT_FIELDS})
+    for partition in graph.partitions:
+        totals.update(partition.fused)
+    fields = [f"graph={graph.label}", f"partitions={len(graph.partitions)}"]
+    fields += [f"{name}={totals[name]}" for name in REPORT_FIELDS]
+    fields.append(f"fallback_ops={len(graph.fallback_ops)}")
+    if graph.fallback_ops:
+        fields.append(f"fallback={','.join(sorted(set(graph.fallback_ops)))}")
+    fields.append(f"failed_partitions={len(graph.failures)}")
+    fields.append(f"fuse_runs={sum(p.fuse_runs for p in graph.partitions)}")
+    fields.append(f"device={device}")
+    fields.append(f"precision={precision}")
+    fields.append(f"compile_ms={graph.compile_ms:.0f}")
+    return "lumir report: " + " ".join(fields)
+
+
+__all__ = ["REPORT_FIELDS", "count_fusions", "report_line"]

@@ -1,0 +1,212 @@
+"""Specialise a fused program to new sizes without fusing again.
+
+Fusion (equality saturation and extraction) depends on which ops feed which, not on
+how long the sequence is. So the backend fuses a graph once, at its first concrete
+length, and keeps a `FusedTemplate`: the prepared (pre-fusion) module and the fused
+one. For a new length it prepares the graph again (cheap), and when the prepared module
+has the same structure as the template's (the same ops, operands and size-independent
+properties, in the same order) it rebuilds the fused module with the new sizes:
+
+- every value takes the shape of the prepared value with the same name (`name_values`
+  named them before fusion and fusion keeps names on the ops it rebuilds), and keeps
+  its own element type (fusion may have chosen f32 for it); an op fusion created
+  without a name keeps its size when its operands keep theirs, a cast or unary op takes
+  its operand's, and a call the shape its operands and descriptor give D;
+- slices and constants take their new bounds and literals from the prepared module;
+- every `cublaslt.matmul` gets a descriptor re-derived from its new operand shapes
+  (m, n, k, leading dimensions, batch count and strides), everything else kept.
+
+The result is verified like any module (V1-V10 included); a template that does not fit
+(`RetypeError`) means a full compile for that length.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+
+from lumir.cublaslt_enums import Order
+from lumir.diagnostics import verify_module
+from lumir.dialects import cublaslt, hl
+from lumir.dialects.cublaslt import INT_FIELDS, descriptor_properties
+from lumir.egraph_bridge.descriptors import UndecodableCallError, call_descriptor, op_dims
+from lumir.egraph_bridge.encoder import call_fields
+from lumir.runtime.interpreter import find_function
+
+_SIZE_PROPERTIES: dict[str, tuple[str, ...]] = {
+    "hl.slice": ("start", "end"),
+    "hl.constant": ("value",),
+    "cublaslt.matmul": INT_FIELDS,
+    "func.func": ("function_type",),
+}
+"""Per op, the properties that depend on sizes (all others must match the template)."""
+
+
+class RetypeError(ValueError):
+    """The template does not fit the module prepared for the new sizes."""
+
+
+def structure(module: ModuleOp) -> tuple[object, ...]:
+    """The module with every size left out: op names, operand wiring, other properties,
+    result ranks and element types. Two preparations of one graph at different lengths
+    have equal structures exactly when one fused template serves both."""
+    ids: dict[SSAValue, int] = {}
+    items: list[object] = []
+    for op in module.walk():
+        skipped = _SIZE_PROPERTIES.get(op.name, ())
+        properties = tuple(
+            sorted((k, str(v)) for k, v in op.properties.items() if k not in skipped)
+        )
+        operands = tuple(ids.get(value, -1) for value in op.operands)
+        results = tuple(_rank_and_element(r.type) for r in op.results)
+        items.append((op.name, operands, properties, results))
+        for region in op.regions:
+            for block in region.blocks:
+                for arg in block.args:
+                    ids[arg] = len(ids)
+                    items.append(("arg", _rank_and_element(arg.type)))
+        for result in op.results:
+            ids[result] = len(ids)
+    return tuple(items)
+
+
+def _rank_and_element(value_type: Attribute) -> tuple[object, ...]:
+    if isinstance(value_type, TensorType):
+        return (value_type.get_num_dims(), str(value_type.element_type))
+    return (str(value_type),)
+
+
+@dataclass
+class FusedTemplate:
+    """A graph fused once: its prepared structure and the fused module."""
+
+    structure: tuple[object, ...]
+    fused: ModuleOp
+
+    def specialise(self, prepared: ModuleOp) -> ModuleOp:
+        """The fused module at the sizes of `prepared`, verified; `RetypeError` if it
+        does not fit."""
+        if structure(prepared) != self.structure:
+            raise RetypeError("the graph prepares to a different structure at these sizes")
+        module = _rebuild(self.fused, prepared)
+        problems = verify_module(module)
+        if problems:
+            raise RetypeError("; ".join(str(p) for p in problems))
+        return module
+
+
+def _by_name(module: ModuleOp) -> dict[str, Operation]:
+    return {
+        result.name_hint: op
+        for op in module.walk()
+        for result in op.results
+        if result.name_hint is not None
+    }
+
+
+def _rebuild(template: ModuleOp, prepared: ModuleOp) -> ModuleOp:
+    source = find_function(template)
+    target = find_function(prepared)
+    sized = _by_name(prepared)
+    block = Block(arg_types=[arg.type for arg in target.body.block.args])
+    values: dict[SSAValue, SSAValue] = dict(zip(source.body.block.args, block.args, strict=True))
+    for op in source.body.block.ops:
+        operands = [values[v] for v in op.operands]
+        new = _respecialised(op, operands, sized)
+        new.location = op.location
+        for old, fresh in zip(op.results, new.results, strict=True):
+            fresh.name_hint = old.name_hint
+            values[old] = fresh
+        block.add_op(new)
+    results = [v.type for v in block.last_op.operands] if block.last_op else []
+    func = FuncOp.from_region(
+        source.sym_name.data,
+        [arg.type for arg in block.args],
+        results,
+        Region(block),
+    )
+    func.function_type = FunctionType.from_lists([a.type for a in block.args], results)
+    return ModuleOp([func])
+
+
+def _respecialised(
+    op: Operation, operands: list[SSAValue], sized: dict[str, Operation]
+) -> Operation:
+    """A copy of `op` over `operands` with the result types and size properties the
+    prepared module gives its value."""
+    result_types = [_new_type(result, operands, sized) for result in op.results]
+    properties = dict(op.properties)
+    counterpart = sized.get(op.results[0].name_hint or "") if op.results else None
+    if op.name in ("hl.slice", "hl.constant"):
+        if counterpart is None or counterpart.name != op.name:
+            raise RetypeError(f"no {op.name} named {op.results[0].name_hint} at these sizes")
+        for key in _SIZE_PROPERTIES[op.name]:
+            properties[key] = counterpart.properties[key]
+        if op.name == "hl.constant":
+            result_types = [counterpart.results[0].type]
+    if isinstance(op, cublaslt.MatmulOp):
+        properties.update(_matmul_properties(op, operands, result_types[0]))
+    return type(op).create(
+        operands=operands,
+        result_types=result_types,
+        properties=properties,
+        attributes=dict(op.attributes),
+    )
+
+
+def _new_type(result: SSAValue, operands: list[SSAValue], sized: dict[str, Operation]) -> Attribute:
+    assert isinstance(result.type, TensorType), "fused functions compute tensors"
+    element = result.type.element_type
+    owner = sized.get(result.name_hint or "")
+    if owner is not None:
+        match = next(r for r in owner.results if r.name_hint == result.name_hint)
+        assert isinstance(match.type, TensorType)
+        return TensorType(element, match.type.get_shape())
+    owner_op = result.owner
+    assert isinstance(owner_op, Operation)
+    if [v.type for v in owner_op.operands] == [v.type for v in operands]:
+        return result.type  # nothing it reads changed size, so neither does it
+    if isinstance(owner_op, hl.CastOp | hl.ElementwiseUnaryOp) and operands:
+        operand_type = operands[0].type
+        assert isinstance(operand_type, TensorType)
+        return TensorType(element, operand_type.get_shape())
+    if isinstance(owner_op, cublaslt.MatmulOp):
+        return TensorType(element, _call_result_shape(owner_op, operands))
+    raise RetypeError(f"no size known for the value {result.name_hint or result}")
+
+
+def _call_result_shape(op: cublaslt.MatmulOp, operands: list[SSAValue]) -> list[int]:
+    """D's shape for a call over `operands`: op(A) is m x k, op(B) is k x n, D is m x n
+    in D's order (stored [n, m] when column-major), batched like the old D."""
+    desc = op.descriptor()
+    a, b = (_static_shape(v) for v in operands[:2])
+    m = op_dims(a, desc.order_a, desc.transa)[0]
+    n = op_dims(b, desc.order_b, desc.transb)[1]
+    matrix = [n, m] if desc.order_d == Order.COL else [m, n]
+    assert isinstance(op.d.type, TensorType)
+    if op.d.type.get_num_dims() == 3:
+        batch = max(shape[0] for shape in (a, b) if len(shape) == 3)
+        return [batch, *matrix]
+    return matrix
+
+
+def _static_shape(value: SSAValue) -> tuple[int, ...]:
+    assert isinstance(value.type, TensorType)
+    return tuple(value.type.get_shape())
+
+
+def _matmul_properties(
+    op: cublaslt.MatmulOp, operands: list[SSAValue], d_type: Attribute
+) -> dict[str, Attribute]:
+    fields = call_fields(op)
+    a, b = operands[0].type, operands[1].type
+    c = operands[2].type if op.c is not None else None
+    assert isinstance(a, TensorType) and isinstance(b, TensorType)
+    assert isinstance(d_type, TensorType) and (c is None or isinstance(c, TensorType))
+    try:
+        return descriptor_properties(call_descriptor(fields, a, b, c, d_type))
+    except UndecodableCallError as error:
+        raise RetypeError(str(error)) from None

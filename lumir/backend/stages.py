@@ -1,0 +1,97 @@
+"""The pipeline as the backend runs it: per-length stages around a once-per-graph fusion.
+
+`lumir-pipeline` is hl-canonicalize, hl-to-cublaslt, cublaslt-fuse, cublaslt-verify,
+lower-to-cublaslt-rt. The backend splits it where the cost is: `prepare` (canonicalize
+and lower to cublaslt: cheap, run for every concrete length), `fuse` (equality
+saturation and verified extraction: run once per graph, counted), and `lower` (to
+runtime buffers, per length). Each stage's output can be written to a dump directory.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from io import StringIO
+from pathlib import Path
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.printer import Printer
+
+from lumir.backend.options import BackendOptions
+from lumir.context import lumir_context
+from lumir.egraph_bridge.fuse_pass import CublasltFusePass
+from lumir.passes.cublaslt_verify import CublasltVerifyPass
+from lumir.passes.hl_canonicalize import HLCanonicalizePass
+from lumir.passes.hl_to_cublaslt import HLToCublasltPass
+from lumir.passes.lower_to_cublaslt_rt import LowerToCublasltRtPass
+
+
+@dataclass
+class Dumper:
+    """Writes `<directory>/<label>.<NN>-<stage>.mlir` after each stage (or nothing), in
+    the form lumir-opt parses back, with each op's source location."""
+
+    directory: str | None
+    label: str
+    count: int = 0
+
+    def __call__(self, stage: str, module: ModuleOp) -> None:
+        if self.directory is None:
+            return
+        path = Path(self.directory)
+        path.mkdir(parents=True, exist_ok=True)
+        text = StringIO()
+        Printer(stream=text, print_debuginfo=True).print_op(module)
+        (path / f"{self.label}.{self.count:02d}-{stage}.mlir").write_text(
+            text.getvalue() + "\n", encoding="utf-8"
+        )
+        self.count += 1
+
+
+def name_values(module: ModuleOp) -> None:
+    """Give every op result the name `v<i>`, in walk order.
+
+    Fusion copies a value's name onto every op it rebuilds for that value, so after
+    fusion a name still says which pre-fusion value an op computes; specialisation
+    relies on it (lumir.backend.retype). Walk order makes the names deterministic.
+    """
+    index = 0
+    for op in module.walk():
+        for result in op.results:
+            result.name_hint = f"v{index}"
+            index += 1
+
+
+def prepare(module: ModuleOp, dump: Dumper) -> ModuleOp:
+    """hl-canonicalize and hl-to-cublaslt, then `name_values` (modifies `module`).
+
+    Verified once, at the end: this runs for every new length, and verification is most
+    of its cost.
+    """
+    ctx = lumir_context()
+    dump("import", module)
+    HLCanonicalizePass().apply(ctx, module)
+    dump("hl-canonicalize", module)
+    HLToCublasltPass().apply(ctx, module)
+    module.verify()
+    name_values(module)
+    dump("hl-to-cublaslt", module)
+    return module
+
+
+def fuse(module: ModuleOp, options: BackendOptions, dump: Dumper) -> ModuleOp:
+    """cublaslt-fuse under the backend's rule and precision options, then cublaslt-verify."""
+    ctx = lumir_context()
+    CublasltFusePass(
+        families=options.families, disable=options.disable, precision=options.precision
+    ).apply(ctx, module)
+    module.verify()
+    dump("cublaslt-fuse", module)
+    CublasltVerifyPass().apply(ctx, module)
+    return module
+
+
+def lower(module: ModuleOp, dump: Dumper) -> ModuleOp:
+    """lower-to-cublaslt-rt (modifies `module`); `lumir.runtime.load` verifies the result."""
+    LowerToCublasltRtPass().apply(lumir_context(), module)
+    dump("lower-to-cublaslt-rt", module)
+    return module

@@ -1,0 +1,51 @@
+"""Counters of what the backend did, per compiled partition: read by tests and reports."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+
+@dataclass
+class PartitionStats:
+    """One lumir partition of one compiled graph."""
+
+    label: str
+    fuse_runs: int = 0
+    """Times cublaslt-fuse ran for it (once, plus once per length whose structure or
+    verification did not fit the fused template)."""
+    specialisations: int = 0
+    """Concrete shapes compiled for it (each one fused or re-typed, then loaded)."""
+    loads: int = 0
+    """Programs loaded (a new shape, or weights rebound after their storage changed)."""
+    bound_inputs: int = 0
+    """Arguments the last loaded program reads in place (weights, buffers, constants)."""
+    fused: Counter[str] = field(default_factory=Counter)
+    """From the first compile: matmuls, cublaslt_calls, fused_bias, ... (see report)."""
+
+
+@dataclass
+class GraphStats:
+    """One graph handed to the backend by aot_autograd."""
+
+    label: str
+    partitions: list[PartitionStats] = field(default_factory=list)
+    fallback_ops: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    compile_ms: float = 0.0
+
+
+GRAPHS: list[GraphStats] = []
+"""Every graph compiled in this process, in order."""
+
+
+def new_graph() -> GraphStats:
+    """Register and return the stats of the next compiled graph (`graph0`, `graph1`, ...)."""
+    stats = GraphStats(f"graph{len(GRAPHS)}")
+    GRAPHS.append(stats)
+    return stats
+
+
+def reset() -> None:
+    """Forget every graph (tests call this between cases)."""
+    GRAPHS.clear()

@@ -1,0 +1,49 @@
+"""The decomposition table aot_autograd applies before lumir imports a graph.
+
+A subset of torch's own decompositions (`torch._decomp`), chosen for what `hl` has:
+layer norm and its statistics become reductions and elementwise ops, `masked_fill`
+becomes `where`, and the `*_like` / `new_*` constructors become `full`. `linear` reaches
+the graph as `t` + `mm`; `addmm` and `baddbmm` are not decomposed here but imported as a
+product plus an add (lumir.frontend.structured.convert_addmm), so the bias, residual and
+alpha rules see them and half-precision products stay half precision (torch's
+decomposition computes them in f32 on CPU). Scaled-dot-product
+attention is deliberately absent: it stays one fused-attention node, imported as
+`hl.sdpa`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+
+import torch
+from torch._decomp import get_decompositions
+
+aten = torch.ops.aten
+
+DECOMPOSED: tuple[object, ...] = (
+    aten.native_layer_norm.default,
+    aten.var_mean.correction,
+    aten.var.correction,
+    aten.masked_fill.Scalar,
+    aten.masked_fill.Tensor,
+    aten.rsub.Scalar,
+    aten.rsub.Tensor,
+    aten.addcmul.default,
+    aten.zeros_like.default,
+    aten.ones_like.default,
+    aten.new_zeros.default,
+    aten.new_ones.default,
+    aten.new_full.default,
+    aten.zeros.default,
+    aten.ones.default,
+    aten.hardtanh.default,
+    aten.leaky_relu.default,
+)
+"""The overloads lumir asks aot_autograd to decompose (each has a torch decomposition)."""
+
+
+@cache
+def lumir_decompositions() -> dict[object, Callable[..., object]]:
+    """Overload -> decomposition, from torch's decomposition table."""
+    return get_decompositions(list(DECOMPOSED))

@@ -1,0 +1,42 @@
+"""torch dtypes <-> builtin element types: the importer's one table of dtypes.
+
+The importer accepts exactly the dtypes of `IMPORTED_DTYPES`; every other dtype makes
+the node unsupported, so the partitioner leaves it to eager.
+"""
+
+from __future__ import annotations
+
+import torch
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, IntegerType
+from xdsl.ir import Attribute
+
+IMPORTED_DTYPES: dict[torch.dtype, Attribute] = {
+    torch.float32: Float32Type(),
+    torch.float16: Float16Type(),
+    torch.bfloat16: BFloat16Type(),
+    torch.int64: IntegerType(64),
+    torch.bool: IntegerType(1),
+}
+"""The dtypes lumir imports and the element type each becomes (bool is i1)."""
+
+HALF_DTYPES = (torch.float16, torch.bfloat16)
+"""Dtypes whose elementwise arithmetic ATen carries out in f32 ("opmath") and rounds."""
+
+
+def is_imported(dtype: torch.dtype) -> bool:
+    """True for a dtype the importer can represent."""
+    return dtype in IMPORTED_DTYPES
+
+
+def element_type(dtype: torch.dtype) -> Attribute:
+    """The builtin element type of an imported torch dtype."""
+    try:
+        return IMPORTED_DTYPES[dtype]
+    except KeyError:
+        known = ", ".join(str(d).removeprefix("torch.") for d in IMPORTED_DTYPES)
+        raise TypeError(f"lumir does not import {dtype} (imported dtypes: {known})") from None
+
+
+def scalar_exactly_representable(value: float, dtype: torch.dtype) -> bool:
+    """True when `value` survives rounding to `dtype` unchanged."""
+    return float(torch.tensor(value, dtype=torch.float64).to(dtype).item()) == float(value)

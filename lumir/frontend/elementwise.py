@@ -1,0 +1,159 @@
+"""Converters of elementwise ATen ops, reductions and casts.
+
+ATen promotes operand dtypes and accepts Python scalars; `hl` ops take tensors of one
+element type. `_operands` is where that difference is bridged: every operand is cast to
+the dtype the op computes in, and a scalar becomes a 0-d `hl.constant`. For f16/bf16
+results ATen computes a tensor-scalar op in f32 and rounds once; when the scalar is not
+exact in the half type the converter does the same (cast up, compute, cast down) rather
+than rounding the scalar first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+from torch import fx
+from xdsl.dialects.builtin import StringAttr, TensorType, i1
+from xdsl.ir import Attribute, SSAValue
+
+from lumir.dialects import hl
+from lumir.frontend.context import ImportContext
+from lumir.frontend.dtypes import HALF_DTYPES, element_type, scalar_exactly_representable
+
+Converter = Callable[[ImportContext, fx.Node], SSAValue]
+
+
+def _scalar(cx: ImportContext, value: object, element: Attribute, dtype: torch.dtype) -> SSAValue:
+    number = cx.integer(value) if not isinstance(value, float) else value
+    literal = float(number) if dtype.is_floating_point else int(number)
+    return cx.emit(hl.splat(literal, element))
+
+
+def _compute_dtype(cx: ImportContext, node: fx.Node, result: torch.dtype) -> torch.dtype:
+    """The dtype the op computes in: the result's, or f32 for an inexact half scalar."""
+    if result not in HALF_DTYPES:
+        return result
+    for arg in node.args:
+        if isinstance(arg, float) and not scalar_exactly_representable(arg, result):
+            return torch.float32
+    return result
+
+
+def _operands(cx: ImportContext, node: fx.Node, dtype: torch.dtype, count: int) -> list[SSAValue]:
+    element = element_type(dtype)
+    values = []
+    for arg in node.args[:count]:
+        if isinstance(arg, fx.Node) and isinstance(arg.meta.get("val"), torch.Tensor):
+            values.append(cx.cast(cx.value(arg), element))
+        else:
+            values.append(_scalar(cx, arg, element, dtype))
+    return values
+
+
+def binary(op_class: type[hl.ElementwiseBinaryOp]) -> Converter:
+    """add/sub/mul/div/pow/maximum: promote, compute, round to the result dtype."""
+
+    def convert(cx: ImportContext, node: fx.Node) -> SSAValue:
+        result = cx.dtype(node)
+        compute = _compute_dtype(cx, node, result)
+        lhs, rhs = _operands(cx, node, compute, 2)
+        value = cx.emit(op_class(lhs, rhs))
+        return cx.cast(value, element_type(result))
+
+    return convert
+
+
+def unary(op_class: type[hl.ElementwiseUnaryOp]) -> Converter:
+    """neg/rsqrt/exp/...: the input in the result dtype, then the op."""
+
+    def convert(cx: ImportContext, node: fx.Node) -> SSAValue:
+        (x,) = _operands(cx, node, cx.dtype(node), 1)
+        return cx.emit(op_class(x))
+
+    return convert
+
+
+def convert_gelu(cx: ImportContext, node: fx.Node) -> SSAValue:
+    (x,) = _operands(cx, node, cx.dtype(node), 1)
+    return cx.emit(hl.GeluOp(x, str(node.kwargs.get("approximate", "none"))))
+
+
+def convert_to_copy(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """aten._to_copy with only a dtype change (device changes are refused by the table)."""
+    return cx.cast(cx.value(node.args[0]), element_type(cx.dtype(node)))
+
+
+def identity(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """alias / clone / lift_fresh_copy / detach: value semantics make them the input."""
+    return cx.value(node.args[0])
+
+
+def _common_dtype(cx: ImportContext, node: fx.Node) -> torch.dtype:
+    tensors = [
+        a.meta["val"].dtype
+        for a in node.args[:2]
+        if isinstance(a, fx.Node) and isinstance(a.meta.get("val"), torch.Tensor)
+    ]
+    dtype = tensors[0]
+    for other in tensors[1:]:
+        dtype = torch.promote_types(dtype, other)
+    if any(isinstance(a, float) for a in node.args[:2]) and not dtype.is_floating_point:
+        dtype = torch.float32
+    return dtype
+
+
+def compare(predicate: str) -> Converter:
+    """eq/ne/lt/le/gt/ge (Tensor and Scalar overloads) -> hl.compare, giving i1."""
+
+    def convert(cx: ImportContext, node: fx.Node) -> SSAValue:
+        lhs, rhs = _operands(cx, node, _common_dtype(cx, node), 2)
+        op = hl.CompareOp(
+            operands=[lhs, rhs],
+            result_types=[TensorType(i1, list(cx.shape(node)))],
+            properties={"predicate": StringAttr(predicate)},
+        )
+        return cx.emit(op)
+
+    return convert
+
+
+def convert_where(cx: ImportContext, node: fx.Node) -> SSAValue:
+    condition = cx.cast(cx.value(node.args[0]), i1)
+    dtype = cx.dtype(node)
+    element = element_type(dtype)
+    branches = []
+    for arg in node.args[1:3]:
+        if isinstance(arg, fx.Node):
+            branches.append(cx.cast(cx.value(arg), element))
+        else:
+            branches.append(_scalar(cx, arg, element, dtype))
+    op = hl.WhereOp(operands=[condition, *branches], result_types=[cx.tensor_type(node)])
+    return cx.emit(op)
+
+
+def reduction(op_class: type[hl.ReductionOp]) -> Converter:
+    """sum/mean/amax over a dim list; a `dtype=` argument is a cast of the input first."""
+
+    def convert(cx: ImportContext, node: fx.Node) -> SSAValue:
+        x = cx.cast(cx.value(node.args[0]), element_type(cx.dtype(node)))
+        dims = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim", [])
+        keepdim = node.args[2] if len(node.args) > 2 else node.kwargs.get("keepdim", False)
+        dims = [] if dims is None else list(dims)
+        return cx.emit(op_class(x, [int(d) for d in dims], bool(keepdim), cx.tensor_type(node)))
+
+    return convert
+
+
+def convert_softmax(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """aten._softmax(x, dim, half_to_float): the input in the result dtype, then softmax."""
+    x = cx.cast(cx.value(node.args[0]), element_type(cx.dtype(node)))
+    return cx.emit(hl.SoftmaxOp(x, int(node.args[1])))
+
+
+def convert_full(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """aten.full / scalar_tensor: a splat constant of the node's shape and dtype."""
+    dtype = cx.dtype(node)
+    fill = node.args[1] if node.target != torch.ops.aten.scalar_tensor.default else node.args[0]
+    literal = float(fill) if dtype.is_floating_point else int(fill)
+    return cx.emit(hl.splat(literal, element_type(dtype), cx.shape(node)))

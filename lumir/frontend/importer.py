@@ -1,0 +1,148 @@
+"""Import an ATen FX graph (what aot_autograd hands a backend) into an `hl` function.
+
+One specialisation per call: `import_graph(gm, bindings)` gives every SymInt its value
+from `bindings` (lumir.frontend.shapes) and walks the graph once. Tensor placeholders
+and tensor constants (`get_attr`) become the function's arguments, in graph order;
+size placeholders and size arithmetic only feed the bindings. Each `call_function`
+node goes through its row of `lumir.frontend.table.TABLE`; a node without a row is an
+`UnsupportedNodeError` (the partitioner keeps such nodes out of what it hands here).
+Each op is located at the user's source line that produced it, when tracing recorded
+one, so diagnostics point at the model's code.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import torch
+from torch import fx
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, TensorType
+from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.ir import Block, Region, SSAValue
+
+from lumir.frontend.context import ImportContext, UnsupportedNodeError
+from lumir.frontend.dtypes import element_type
+from lumir.frontend.shapes import Bindings, concrete_shape
+from lumir.frontend.table import TABLE, is_shape_node, unsupported_reason
+
+
+@dataclass(frozen=True)
+class GraphOutput:
+    """One output of the graph: a function result (`result` index), or a size (`size`)."""
+
+    result: int | None = None
+    size: object = None
+
+
+@dataclass(frozen=True)
+class ImportedGraph:
+    """An imported specialisation: the module and how it maps to the graph's interface.
+
+    Attributes:
+        module: one `func.func @forward` at level 1 (`hl`).
+        arguments: for each function argument, the placeholder position it comes from
+            (an int), or the `get_attr` target naming a tensor constant (a str).
+        outputs: for each graph output, where its value comes from.
+    """
+
+    module: ModuleOp
+    arguments: tuple[int | str, ...]
+    outputs: tuple[GraphOutput, ...]
+
+
+_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
+
+
+def source_location(node: fx.Node) -> FileLineColLoc | None:
+    """The innermost user frame recorded in the node's stack trace, if any."""
+    trace = node.meta.get("stack_trace")
+    if not trace:
+        return None
+    frames = _FRAME.findall(trace)
+    if not frames:
+        return None
+    path, line = frames[-1]
+    return FileLineColLoc(StringAttr(path), IntAttr(int(line)), IntAttr(1))
+
+
+def _tensor_argument(node: fx.Node, bindings: Bindings, gm: fx.GraphModule) -> TensorType | None:
+    placeholder = node.op == "placeholder"
+    example = node.meta.get("val") if placeholder else _attribute(gm, str(node.target))
+    if not isinstance(example, torch.Tensor):
+        return None
+    return TensorType(element_type(example.dtype), list(concrete_shape(example, bindings)))
+
+
+def _attribute(gm: fx.GraphModule, target: str) -> object:
+    value: object = gm
+    for part in target.split("."):
+        value = getattr(value, part)
+    return value
+
+
+def import_graph(gm: fx.GraphModule, bindings: Bindings, name: str = "forward") -> ImportedGraph:
+    """The `hl` function of `gm` specialised to `bindings` (see the module doc).
+
+    Raises `UnsupportedNodeError` for a node lumir does not import, and the converters'
+    own errors for one it claims but cannot express at these sizes.
+    """
+    cx = ImportContext(bindings)
+    argument_types: list[TensorType] = []
+    arguments: list[int | str] = []
+    argument_nodes: list[fx.Node] = []
+    placeholder_index = 0
+    for node in gm.graph.nodes:
+        if node.op not in ("placeholder", "get_attr"):
+            continue
+        tensor_type = _tensor_argument(node, bindings, gm)
+        if tensor_type is not None:
+            argument_types.append(tensor_type)
+            arguments.append(placeholder_index if node.op == "placeholder" else str(node.target))
+            argument_nodes.append(node)
+        if node.op == "placeholder":
+            placeholder_index += 1
+    block = Block(arg_types=argument_types)
+    for node, arg in zip(argument_nodes, block.args, strict=True):
+        cx.values[node] = arg
+    results: list[SSAValue] = []
+    outputs: list[GraphOutput] = []
+    for node in gm.graph.nodes:
+        if node.op == "call_function":
+            _import_node(cx, node)
+        elif node.op == "output":
+            for item in _flat_outputs(node.args[0]):
+                if isinstance(item, fx.Node) and item in cx.values:
+                    outputs.append(GraphOutput(result=len(results)))
+                    results.append(cx.values[item])
+                elif isinstance(item, fx.Node):
+                    outputs.append(GraphOutput(size=item.meta.get("val")))
+                else:
+                    outputs.append(GraphOutput(size=item))
+    block.add_ops([*cx.ops, ReturnOp(*results)])
+    func = FuncOp.from_region(name, argument_types, [r.type for r in results], Region(block))
+    return ImportedGraph(ModuleOp([func]), tuple(arguments), tuple(outputs))
+
+
+def _flat_outputs(value: object) -> list[object]:
+    if isinstance(value, list | tuple):
+        return list(value)
+    return [value]
+
+
+def _import_node(cx: ImportContext, node: fx.Node) -> None:
+    if is_shape_node(node):
+        return
+    reason = unsupported_reason(node)
+    if reason is not None:
+        raise UnsupportedNodeError(f"{node.format_node()}: {reason}")
+    first = len(cx.ops)
+    value = TABLE[node.target].convert(cx, node)
+    if value is None:  # an unread statistic of a multi-output node
+        return
+    assert isinstance(value, SSAValue)
+    location = source_location(node)
+    if location is not None:
+        for op in cx.ops[first:]:
+            op.location = location
+    cx.values[node] = value

@@ -1,0 +1,118 @@
+"""Symbolic shapes: the one place where the importer turns SymInts into integers.
+
+A graph traced with dynamic dimensions carries `torch.SymInt` sizes whose `node.expr`
+is a sympy expression over the graph's size symbols (`s0`, `s1`, ...). lumir's IR is
+static, so every import is a specialisation: a `Bindings` maps each symbol to one
+concrete integer, and every size, slice bound and integer argument the importer reads
+goes through `evaluate`. Bindings come from real inputs at run time (`bind_inputs`) or
+from the tracing-time example values (`hint_bindings`), never from guessing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import sympy
+import torch
+from torch import fx
+
+Bindings = Mapping[sympy.Symbol, int]
+"""Size symbol -> the concrete value it takes in one specialisation."""
+
+
+class UnboundSymbolError(ValueError):
+    """A size expression mentions a symbol no graph input determines."""
+
+
+def expression(value: object) -> sympy.Expr:
+    """The sympy expression of a SymInt, or the integer of a plain int."""
+    if isinstance(value, torch.SymInt | torch.SymFloat | torch.SymBool):
+        return value.node.expr
+    if isinstance(value, bool | int):
+        return sympy.Integer(int(value))
+    raise TypeError(f"expected an int or SymInt, got {type(value).__name__}")
+
+
+def evaluate(value: object, bindings: Bindings) -> int:
+    """The concrete integer `value` (an int or SymInt) takes under `bindings`."""
+    expr = expression(value)
+    if expr.is_Integer:
+        return int(expr)
+    result = expr.xreplace({symbol: sympy.Integer(v) for symbol, v in bindings.items()})
+    if not getattr(result, "is_number", False):
+        missing = sorted(str(s) for s in result.free_symbols)
+        raise UnboundSymbolError(f"size {expr} depends on unbound symbols {missing}")
+    return int(result)
+
+
+def concrete_shape(tensor: torch.Tensor, bindings: Bindings) -> tuple[int, ...]:
+    """The shape of a (fake) tensor under `bindings`."""
+    return tuple(evaluate(dim, bindings) for dim in tensor.shape)
+
+
+def is_dynamic(tensor: torch.Tensor) -> bool:
+    """True when some dimension of the (fake) tensor is symbolic."""
+    return any(not expression(dim).is_Integer for dim in tensor.shape)
+
+
+def _symbols_of(value: object) -> list[sympy.Symbol]:
+    if isinstance(value, torch.Tensor):
+        return [e for e in (expression(d) for d in value.shape) if isinstance(e, sympy.Symbol)]
+    if isinstance(value, torch.SymInt):
+        expr = expression(value)
+        return [expr] if isinstance(expr, sympy.Symbol) else []
+    return []
+
+
+def bind_inputs(placeholders: Sequence[fx.Node], inputs: Sequence[object]) -> dict:
+    """Bindings read off real inputs: each bare-symbol size of a placeholder's example
+    value takes the matching size (or integer) of the real input."""
+    bindings: dict[sympy.Symbol, int] = {}
+    for node, real in zip(placeholders, inputs, strict=True):
+        example = node.meta.get("val")
+        if isinstance(example, torch.Tensor) and isinstance(real, torch.Tensor):
+            for dim, size in zip(example.shape, real.shape, strict=True):
+                expr = expression(dim)
+                if isinstance(expr, sympy.Symbol):
+                    bindings[expr] = int(size)
+        elif isinstance(example, torch.SymInt) and isinstance(real, int):
+            expr = expression(example)
+            if isinstance(expr, sympy.Symbol):
+                bindings[expr] = int(real)
+    return bindings
+
+
+def hint_bindings(placeholders: Sequence[fx.Node]) -> dict:
+    """Bindings from the example values the graph was traced with (the ShapeEnv's hints)."""
+    bindings: dict[sympy.Symbol, int] = {}
+    for node in placeholders:
+        example = node.meta.get("val")
+        for symbol in _symbols_of(example):
+            hints = _hints(_shape_env(example))
+            if symbol in hints:
+                bindings[symbol] = int(hints[symbol])
+    return bindings
+
+
+def _hints(shape_env: object) -> Mapping[sympy.Symbol, object]:
+    """The example value of each symbol (`backed_var_to_val` in newer torch)."""
+    if shape_env is None:
+        return {}
+    hints = getattr(shape_env, "backed_var_to_val", None)
+    return hints if hints is not None else shape_env.var_to_val  # type: ignore[attr-defined]
+
+
+def _shape_env(value: object) -> object:
+    if isinstance(value, torch.Tensor):
+        for dim in value.shape:
+            if isinstance(dim, torch.SymInt):
+                return dim.node.shape_env
+        return None
+    if isinstance(value, torch.SymInt):
+        return value.node.shape_env
+    return None
+
+
+def symbol_names(bindings: Bindings) -> tuple[tuple[str, int], ...]:
+    """Bindings as sorted (name, value) pairs: a deterministic, hashable cache key."""
+    return tuple(sorted((str(symbol), value) for symbol, value in bindings.items()))

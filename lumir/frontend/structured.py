@@ -1,0 +1,173 @@
+"""Converters of matrix products, embedding, concatenation and attention.
+
+Scaled-dot-product attention reaches the importer as whichever fused kernel ATen picked
+for the device (`_scaled_dot_product_flash_attention_for_cpu`, `..._flash_attention`,
+`..._efficient_attention`, `..._cudnn_attention`); all of them become one `hl.sdpa`
+carrying the causal flag and scale, with grouped-query key/value heads repeated up to
+the query's head count (each key/value head serves a contiguous group of query heads).
+Only the attention output is imported; the statistics the kernels also return are for
+autograd and must be unused.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import torch
+from torch import fx
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, TensorType, UnitAttr, f64, i1, i64
+from xdsl.ir import Attribute, SSAValue
+
+from lumir.dialects import hl
+from lumir.frontend.context import ImportContext, UnsupportedNodeError
+from lumir.frontend.dtypes import element_type
+
+aten = torch.ops.aten
+
+
+def convert_matmul(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """aten.mm / aten.bmm -> hl.matmul (hl-to-cublaslt makes it a cuBLASLt call)."""
+    return cx.emit(hl.MatmulOp(cx.value(node.args[0]), cx.value(node.args[1])))
+
+
+def convert_addmm(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """aten.addmm / aten.baddbmm(bias, x, y, beta=1, alpha=1) -> beta*bias + alpha*(x @ y).
+
+    Written as hl.matmul then hl.add (with hl.mul by a constant for beta or alpha not 1),
+    the forms the bias, residual and alpha rules of cublaslt-fuse match. torch's own
+    decomposition is not used: on CPU it computes half-precision products in f32.
+    """
+    bias, lhs, rhs = (cx.value(a) for a in node.args[:3])
+    element = element_type(cx.dtype(node))
+    product = cx.emit(hl.MatmulOp(lhs, rhs))
+    alpha, beta = node.kwargs.get("alpha", 1), node.kwargs.get("beta", 1)
+    if alpha != 1:
+        product = cx.emit(hl.MulOp(product, cx.emit(hl.splat(float(alpha), element))))
+    if beta == 0:
+        return product
+    if beta != 1:
+        bias = cx.emit(hl.MulOp(bias, cx.emit(hl.splat(float(beta), element))))
+    return cx.emit(hl.AddOp(product, bias))
+
+
+def convert_embedding(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """aten.embedding(weight, indices, ...): padding_idx only matters for gradients."""
+    weight, indices = cx.value(node.args[0]), cx.value(node.args[1])
+    op = hl.EmbeddingOp(operands=[weight, indices], result_types=[cx.tensor_type(node)])
+    return cx.emit(op)
+
+
+def convert_cat(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """aten.cat; inputs with no elements contribute nothing and are dropped (an empty
+    KV cache at the first step), as ATen skips them."""
+    inputs = [cx.value(arg) for arg in node.args[0]]
+    kept = [v for v in inputs if 0 not in _shape(v)]
+    if not kept:
+        raise UnsupportedNodeError("aten.cat of only empty tensors")
+    if len(kept) == 1:
+        return kept[0]
+    dim = int(node.args[1]) if len(node.args) > 1 else int(node.kwargs.get("dim", 0))
+    op = hl.CatOp(
+        operands=[kept],
+        result_types=[cx.tensor_type(node)],
+        properties={"dim": IntegerAttr(dim, i64)},
+    )
+    return cx.emit(op)
+
+
+def _shape(value: SSAValue) -> tuple[int, ...]:
+    assert isinstance(value.type, TensorType)
+    return tuple(value.type.get_shape())
+
+
+SDPA_SIGNATURES: dict[object, tuple[int | None, int, int]] = {
+    aten._scaled_dot_product_flash_attention_for_cpu.default: (None, 3, 4),
+    aten._scaled_dot_product_flash_attention.default: (None, 3, 4),
+    aten._scaled_dot_product_efficient_attention.default: (3, 5, 6),
+    aten._scaled_dot_product_cudnn_attention.default: (3, 5, 6),
+}
+"""Fused attention kernel -> (position of its mask argument or None, of dropout_p, of
+is_causal). The CPU kernel takes its mask as the `attn_mask` keyword instead."""
+
+
+def sdpa_arguments(node: fx.Node) -> tuple[object, float, bool, float | None]:
+    """(mask, dropout_p, is_causal, scale) of an attention node, positional or keyword."""
+    mask_at, dropout_at, causal_at = SDPA_SIGNATURES[node.target]
+    args = list(node.args)
+
+    def arg(index: int | None, name: str, default: object) -> object:
+        if index is not None and index < len(args):
+            return args[index]
+        return node.kwargs.get(name, default)
+
+    mask = arg(mask_at, "attn_bias", None) if mask_at is not None else None
+    mask = node.kwargs.get("attn_mask", mask)
+    dropout = float(arg(dropout_at, "dropout_p", 0.0))  # type: ignore[arg-type]
+    causal = bool(arg(causal_at, "is_causal", False))
+    scale = node.kwargs.get("scale")
+    return mask, dropout, causal, (None if scale is None else float(scale))
+
+
+def _repeat_heads(cx: ImportContext, value: SSAValue, heads: int) -> SSAValue:
+    """[B, Hkv, S, E] -> [B, heads, S, E], each key/value head repeated heads/Hkv times."""
+    shape = _shape(value)
+    if len(shape) != 4 or shape[1] == heads:
+        return value
+    batch, kv_heads, seq, width = shape
+    if heads % kv_heads:
+        raise UnsupportedNodeError(f"{heads} query heads do not group over {kv_heads} kv heads")
+    assert isinstance(value.type, TensorType)
+    element = value.type.element_type
+    group = heads // kv_heads
+    split = cx.reshape(value, TensorType(element, [batch, kv_heads, 1, seq, width]))
+    expanded = cx.emit(
+        hl.ExpandOp(
+            operands=[split],
+            result_types=[TensorType(element, [batch, kv_heads, group, seq, width])],
+        )
+    )
+    return cx.reshape(expanded, TensorType(element, [batch, heads, seq, width]))
+
+
+def convert_sdpa(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """A fused attention kernel -> hl.sdpa (the node's output 0; see the module doc)."""
+    mask_arg, _, causal, scale = sdpa_arguments(node)
+    query = cx.value(node.args[0])
+    heads = _shape(query)[1] if len(_shape(query)) == 4 else 0
+    key = _repeat_heads(cx, cx.value(node.args[1]), heads)
+    value = _repeat_heads(cx, cx.value(node.args[2]), heads)
+    assert isinstance(query.type, TensorType)
+    element: Attribute = query.type.element_type
+    operands: list[SSAValue] = [query, key, value]
+    if mask_arg is not None:
+        mask = cx.value(mask_arg)
+        assert isinstance(mask.type, TensorType)
+        if mask.type.element_type != i1:
+            mask = cx.cast(mask, element)
+        operands.append(mask)
+    props: dict[str, Attribute] = {}
+    if causal:
+        props["is_causal"] = UnitAttr()
+    if scale is not None:
+        props["scale"] = FloatAttr(scale, f64)
+    result_type = TensorType(element, list(cx.shape(node)))
+    op = hl.ScaledDotProductAttentionOp(
+        operands=[query, key, value, operands[3:]],
+        result_types=[result_type],
+        properties=props,
+    )
+    return cx.emit(op)
+
+
+def convert_getitem(cx: ImportContext, node: fx.Node) -> SSAValue | None:
+    """operator.getitem(attention node, i): output 0 is the imported result; the others
+    are statistics nobody reads (the table checks), so they have no value."""
+    source, index = node.args
+    if index != 0:
+        if node.users:
+            raise UnsupportedNodeError(f"output {index} of {source} is not imported")
+        return None
+    return cx.value(source)
+
+
+GETITEM = operator.getitem

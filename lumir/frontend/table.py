@@ -1,0 +1,202 @@
+"""The import table: one row per ATen overload, saying which converter makes it `hl`.
+
+The table is the documentation of what lumir imports. `unsupported_reason` is the
+question the capability partitioner asks of every node: a node is lumir's when its
+target has a row, every tensor it reads or writes has an imported dtype, and the row's
+own check (if any) accepts its arguments. Everything else runs in eager.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+from torch import fx
+
+from lumir.dialects import hl
+from lumir.frontend import elementwise as ew
+from lumir.frontend import structured as st
+from lumir.frontend import views as vw
+from lumir.frontend.context import ImportContext
+from lumir.frontend.dtypes import is_imported
+
+aten = torch.ops.aten
+
+Check = Callable[[fx.Node], str | None]
+
+
+@dataclass(frozen=True)
+class Row:
+    """How one ATen overload is imported: its converter, and an optional argument check."""
+
+    convert: Callable[[ImportContext, fx.Node], object]
+    check: Check | None = None
+
+
+def _alpha_is_one(node: fx.Node) -> str | None:
+    alpha = node.kwargs.get("alpha", 1)
+    return None if alpha == 1 else f"alpha={alpha} is not imported"
+
+
+def _dtype_only_copy(node: fx.Node) -> str | None:
+    source, result = node.args[0].meta.get("val"), node.meta.get("val")  # type: ignore[union-attr]
+    if not isinstance(source, torch.Tensor) or not isinstance(result, torch.Tensor):
+        return "not a tensor copy"
+    if source.device != result.device:
+        return f"copies from {source.device} to {result.device}"
+    return None
+
+
+def _no_dropout(node: fx.Node) -> str | None:
+    mask, dropout, _, _ = st.sdpa_arguments(node)
+    if dropout != 0.0:
+        return f"dropout_p={dropout}"
+    if mask is not None and node.kwargs.get("is_causal", False):
+        return "a mask together with is_causal"
+    for user in node.users:
+        if user.target is not operator.getitem or (user.args[1] != 0 and user.users):
+            return "uses an attention output other than the result"
+    return None
+
+
+def _first_output(node: fx.Node) -> str | None:
+    source = node.args[0]
+    if isinstance(source, fx.Node) and source.target in st.SDPA_SIGNATURES:
+        return None if node.args[1] == 0 or not node.users else "an attention statistic"
+    return "getitem of something other than an attention result"
+
+
+TABLE: dict[object, Row] = {
+    # elementwise arithmetic (Python scalars become 0-d constants)
+    aten.add.Tensor: Row(ew.binary(hl.AddOp), _alpha_is_one),
+    aten.add.Scalar: Row(ew.binary(hl.AddOp), _alpha_is_one),
+    aten.sub.Tensor: Row(ew.binary(hl.SubOp), _alpha_is_one),
+    aten.sub.Scalar: Row(ew.binary(hl.SubOp), _alpha_is_one),
+    aten.mul.Tensor: Row(ew.binary(hl.MulOp)),
+    aten.mul.Scalar: Row(ew.binary(hl.MulOp)),
+    aten.div.Tensor: Row(ew.binary(hl.DivOp)),
+    aten.div.Scalar: Row(ew.binary(hl.DivOp)),
+    aten.pow.Tensor_Scalar: Row(ew.binary(hl.PowOp)),
+    aten.pow.Tensor_Tensor: Row(ew.binary(hl.PowOp)),
+    aten.maximum.default: Row(ew.binary(hl.MaximumOp)),
+    aten.neg.default: Row(ew.unary(hl.NegOp)),
+    aten.rsqrt.default: Row(ew.unary(hl.RsqrtOp)),
+    aten.sqrt.default: Row(ew.unary(hl.SqrtOp)),
+    aten.exp.default: Row(ew.unary(hl.ExpOp)),
+    aten.relu.default: Row(ew.unary(hl.ReluOp)),
+    aten.silu.default: Row(ew.unary(hl.SiluOp)),
+    aten.sigmoid.default: Row(ew.unary(hl.SigmoidOp)),
+    aten.tanh.default: Row(ew.unary(hl.TanhOp)),
+    aten.gelu.default: Row(ew.convert_gelu),
+    aten._to_copy.default: Row(ew.convert_to_copy, _dtype_only_copy),
+    aten.alias.default: Row(ew.identity),
+    aten.clone.default: Row(ew.identity),
+    aten.lift_fresh_copy.default: Row(ew.identity),
+    aten.detach.default: Row(ew.identity),
+    # comparisons and selection
+    aten.eq.Tensor: Row(ew.compare("eq")),
+    aten.eq.Scalar: Row(ew.compare("eq")),
+    aten.ne.Tensor: Row(ew.compare("ne")),
+    aten.ne.Scalar: Row(ew.compare("ne")),
+    aten.lt.Tensor: Row(ew.compare("lt")),
+    aten.lt.Scalar: Row(ew.compare("lt")),
+    aten.le.Tensor: Row(ew.compare("le")),
+    aten.le.Scalar: Row(ew.compare("le")),
+    aten.gt.Tensor: Row(ew.compare("gt")),
+    aten.gt.Scalar: Row(ew.compare("gt")),
+    aten.ge.Tensor: Row(ew.compare("ge")),
+    aten.ge.Scalar: Row(ew.compare("ge")),
+    aten.where.self: Row(ew.convert_where),
+    # reductions
+    aten.sum.dim_IntList: Row(ew.reduction(hl.SumOp)),
+    aten.mean.dim: Row(ew.reduction(hl.MeanOp)),
+    aten.amax.default: Row(ew.reduction(hl.AmaxOp)),
+    aten._softmax.default: Row(ew.convert_softmax),
+    # constants
+    aten.full.default: Row(ew.convert_full),
+    aten.scalar_tensor.default: Row(ew.convert_full),
+    # matrix products, gathers, attention
+    aten.mm.default: Row(st.convert_matmul),
+    aten.bmm.default: Row(st.convert_matmul),
+    aten.addmm.default: Row(st.convert_addmm),
+    aten.baddbmm.default: Row(st.convert_addmm),
+    aten.embedding.default: Row(st.convert_embedding),
+    aten.cat.default: Row(st.convert_cat),
+    **{kernel: Row(st.convert_sdpa, _no_dropout) for kernel in st.SDPA_SIGNATURES},
+    operator.getitem: Row(st.convert_getitem, _first_output),
+    # views
+    aten.view.default: Row(vw.convert_reshape),
+    aten._unsafe_view.default: Row(vw.convert_reshape),
+    aten.reshape.default: Row(vw.convert_reshape),
+    aten.unsqueeze.default: Row(vw.convert_reshape),
+    aten.squeeze.dim: Row(vw.convert_reshape),
+    aten.squeeze.dims: Row(vw.convert_reshape),
+    aten.squeeze.default: Row(vw.convert_reshape),
+    aten.permute.default: Row(vw.convert_permute),
+    aten.transpose.int: Row(vw.convert_transpose),
+    aten.t.default: Row(vw.convert_t),
+    aten.expand.default: Row(vw.convert_expand),
+    aten.slice.Tensor: Row(vw.convert_slice),
+    aten.select.int: Row(vw.convert_select),
+}
+"""ATen overload -> how lumir imports it. Nodes whose target is not here run in eager."""
+
+SHAPE_TARGETS: frozenset[object] = frozenset(
+    {
+        aten.sym_size.int,
+        operator.add,
+        operator.sub,
+        operator.mul,
+        operator.floordiv,
+        operator.mod,
+        operator.neg,
+        torch.sym_max,
+        torch.sym_min,
+    }
+)
+"""Integer size arithmetic on SymInts: evaluated from the bindings, never emitted."""
+
+
+def is_shape_node(node: fx.Node) -> bool:
+    """True for a node that computes a size (a SymInt or int), not a tensor."""
+    return node.target in SHAPE_TARGETS and isinstance(node.meta.get("val"), torch.SymInt | int)
+
+
+def _tensors_of(node: fx.Node) -> list[torch.Tensor]:
+    values = [node.meta.get("val")]
+    values += [a.meta.get("val") for a in node.all_input_nodes]
+    found: list[torch.Tensor] = []
+    for value in values:
+        items = value if isinstance(value, list | tuple) else [value]
+        found += [v for v in items if isinstance(v, torch.Tensor)]
+    return found
+
+
+def unsupported_reason(node: fx.Node) -> str | None:
+    """Why lumir does not take `node`, or None when it does (the partitioner's question)."""
+    if node.op != "call_function":
+        return f"{node.op} nodes are not imported"
+    if is_shape_node(node):
+        return None
+    row = TABLE.get(node.target)
+    if row is None:
+        return "no import rule"
+    for tensor in _tensors_of(node):
+        if not is_imported(tensor.dtype):
+            return f"dtype {tensor.dtype} is not imported"
+    return row.check(node) if row.check is not None else None
+
+
+def is_supported(node: fx.Node) -> bool:
+    """True when lumir imports `node` (see `unsupported_reason`)."""
+    return unsupported_reason(node) is None
+
+
+def target_name(node: fx.Node) -> str:
+    """A readable name of a node's target (`aten.cos.default`), for warnings and reports."""
+    target = node.target
+    if isinstance(target, torch._ops.OpOverload):
+        return str(target)
+    return getattr(target, "__name__", str(target))

@@ -1,0 +1,97 @@
+"""Converters of view ops: each becomes the `hl` shape op the fusion rules understand.
+
+Under value semantics a view is its data rearranged: `view`/`_unsafe_view`/`unsqueeze`/
+`squeeze` are `hl.reshape` to the node's shape, `permute`/`transpose`/`t` are
+`hl.transpose` (hl-to-cublaslt folds a last-two-dims transpose into `transa`/`transb`),
+`expand` is `hl.expand`, `slice` is `hl.slice` with bounds normalised into the dimension
+(so a specialisation for a new length carries its own bounds), and `select` a slice then
+a reshape that drops the dimension.
+"""
+
+from __future__ import annotations
+
+from torch import fx
+from xdsl.dialects.builtin import IntegerAttr, TensorType, i64
+from xdsl.ir import SSAValue
+
+from lumir.dialects import hl
+from lumir.frontend.context import ImportContext
+
+
+def convert_reshape(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """view / _unsafe_view / reshape / unsqueeze / squeeze: the node's shape, same data."""
+    return cx.reshape(cx.value(node.args[0]), cx.tensor_type(node))
+
+
+def convert_permute(cx: ImportContext, node: fx.Node) -> SSAValue:
+    x = cx.value(node.args[0])
+    rank = len(cx.shape(node))
+    permutation = [int(d) % max(rank, 1) for d in node.args[1]]
+    return cx.emit(hl.TransposeOp(x, permutation))
+
+
+def convert_transpose(cx: ImportContext, node: fx.Node) -> SSAValue:
+    x = cx.value(node.args[0])
+    rank = len(cx.shape(node))
+    if rank < 2:
+        return x
+    first, second = (int(d) % rank for d in node.args[1:3])
+    permutation = list(range(rank))
+    permutation[first], permutation[second] = second, first
+    return cx.emit(hl.TransposeOp(x, permutation))
+
+
+def convert_t(cx: ImportContext, node: fx.Node) -> SSAValue:
+    x = cx.value(node.args[0])
+    if len(cx.shape(node)) < 2:
+        return x
+    return cx.emit(hl.TransposeOp(x, [1, 0]))
+
+
+def convert_expand(cx: ImportContext, node: fx.Node) -> SSAValue:
+    x = cx.value(node.args[0])
+    result_type = cx.tensor_type(node)
+    if x.type == result_type:
+        return x
+    return cx.emit(hl.ExpandOp(operands=[x], result_types=[result_type]))
+
+
+def _slice(cx: ImportContext, x: SSAValue, dim: int, start: int, end: int, step: int) -> SSAValue:
+    assert isinstance(x.type, TensorType)
+    shape = list(x.type.get_shape())
+    dim %= len(shape)
+    start, end, step = slice(start, end, step).indices(shape[dim])
+    end = max(end, start)
+    shape[dim] = len(range(start, end, step))
+    if shape == list(x.type.get_shape()):
+        return x
+    props = {
+        "dim": IntegerAttr(dim, i64),
+        "start": IntegerAttr(start, i64),
+        "end": IntegerAttr(end, i64),
+        "step": IntegerAttr(step, i64),
+    }
+    result_type = TensorType(x.type.element_type, shape)
+    return cx.emit(hl.SliceOp(operands=[x], result_types=[result_type], properties=props))
+
+
+def convert_slice(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """aten.slice.Tensor(x, dim=0, start=None, end=None, step=1)."""
+    args = list(node.args) + [None] * (5 - len(node.args))
+    dim = int(args[1] if args[1] is not None else node.kwargs.get("dim", 0))
+    start = cx.integer(args[2]) if args[2] is not None else None
+    end = cx.integer(args[3]) if args[3] is not None else None
+    step = cx.integer(args[4]) if args[4] is not None else 1
+    return _slice(cx, cx.value(node.args[0]), dim, start, end, step)  # type: ignore[arg-type]
+
+
+def convert_select(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """aten.select.int(x, dim, index): a one-wide slice, reshaped without the dimension."""
+    x = cx.value(node.args[0])
+    dim = int(node.args[1])
+    index = cx.integer(node.args[2])
+    assert isinstance(x.type, TensorType)
+    size = x.type.get_shape()[dim]
+    index %= size
+    sliced = _slice(cx, x, dim, index, index + 1, 1)
+    return cx.reshape(sliced, cx.tensor_type(node))

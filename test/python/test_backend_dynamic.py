@@ -1,0 +1,36 @@
+"""A dynamic dimension compiles once: fusion runs once, each new length only specialises."""
+
+from __future__ import annotations
+
+import torch
+
+from lumir.backend import stats
+
+
+class Block(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.up = torch.nn.Linear(16, 32)
+        self.down = torch.nn.Linear(32, 16)
+
+    def forward(self, x):
+        return x + self.down(torch.relu(self.up(x)))
+
+
+@torch.no_grad()
+def test_marked_dynamic_dimension_fuses_once_and_caches_by_length():
+    torch._dynamo.reset()
+    stats.reset()
+    model = Block()
+    compiled = torch.compile(model, backend="lumir", options={"cache_size": 2})
+    for length in (3, 5, 7, 3):
+        x = torch.randn(1, length, 16)
+        torch._dynamo.mark_dynamic(x, 1)
+        torch.testing.assert_close(compiled(x), model(x), atol=1e-5, rtol=1e-5)
+    (graph,) = stats.GRAPHS
+    (partition,) = graph.partitions
+    assert partition.fuse_runs == 1
+    # 3 was evicted by 7 (cache_size 2), so it is specialised again: four in all
+    assert partition.specialisations == 4
+    assert partition.fused["fused_act"] == 1 and partition.fused["fused_beta"] == 1

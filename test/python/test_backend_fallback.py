@@ -1,0 +1,86 @@
+"""Whatever lumir cannot do runs in eager: unsupported ops, whole graphs, lumir failures."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+import torch
+
+import lumir.backend
+from lumir.backend import LumirFallbackWarning, stats
+from lumir.frontend import table
+
+
+class CosineBetweenLinears(torch.nn.Module):
+    """A model with an op lumir lacks (cos) between two matmuls."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.first = torch.nn.Linear(16, 16)
+        self.second = torch.nn.Linear(16, 8)
+
+    def forward(self, x):
+        return self.second(torch.cos(self.first(x)))
+
+
+def _compile_and_run(model, x, **options):
+    torch._dynamo.reset()
+    stats.reset()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = torch.compile(model, backend="lumir", options=options or None)(x)
+    fallbacks = [w for w in caught if issubclass(w.category, LumirFallbackWarning)]
+    return got, fallbacks
+
+
+@torch.no_grad()
+def test_unsupported_op_runs_in_eager_with_one_warning():
+    model, x = CosineBetweenLinears(), torch.randn(4, 16)
+    got, fallbacks = _compile_and_run(model, x)
+    torch.testing.assert_close(got, model(x), atol=1e-5, rtol=1e-5)
+    assert len(fallbacks) == 1
+    assert "aten.cos.default" in str(fallbacks[0].message)
+    assert len(stats.GRAPHS[0].partitions) == 2  # both linears still compiled
+
+
+@torch.no_grad()
+def test_graph_without_supported_ops_runs_entirely_in_eager():
+    x = torch.randn(5)
+    got, fallbacks = _compile_and_run(lambda t: torch.cos(torch.sin(t)), x)
+    torch.testing.assert_close(got, torch.cos(torch.sin(x)))
+    assert len(fallbacks) == 1
+    assert "runs entirely in eager" in str(fallbacks[0].message)
+
+
+@torch.no_grad()
+def test_claimed_op_that_fails_to_compile_falls_back_with_the_reason(monkeypatch):
+    def broken(cx, node):
+        raise RuntimeError("converter exploded")
+
+    monkeypatch.setitem(table.TABLE, torch.ops.aten.mm.default, table.Row(broken))
+    model, x = CosineBetweenLinears(), torch.randn(4, 16)
+    got, fallbacks = _compile_and_run(model, x)
+    torch.testing.assert_close(got, model(x), atol=1e-5, rtol=1e-5)
+    assert len(fallbacks) == 1
+    assert "converter exploded" in str(fallbacks[0].message)
+    assert stats.GRAPHS[0].failures
+
+
+@torch.no_grad()
+def test_device_that_cannot_run_falls_back_at_load():
+    if torch.cuda.is_available():
+        pytest.skip("needs a machine without CUDA")
+    model, x = CosineBetweenLinears(), torch.randn(4, 16)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        torch._dynamo.reset()
+        got = torch.compile(model, backend="lumir", options={"device": "cuda"})(x)
+    torch.testing.assert_close(got, model(x), atol=1e-5, rtol=1e-5)
+    assert any("DeviceUnavailableError" in str(w.message) for w in caught)
+
+
+def test_backend_is_registered_by_import():
+    assert "lumir" in torch._dynamo.list_backends(exclude_tags=())
+    assert lumir.backend.lumir_backend is not None

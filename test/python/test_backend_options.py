@@ -1,0 +1,178 @@
+"""Every documented option of the lumir backend does what docs/backend.md says."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import tomllib
+from pathlib import Path
+
+import pytest
+import torch
+
+import lumir.backend
+from lumir.backend import LumirOptionError, parse_options, stats
+from lumir.runtime import load
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class RMSNormLinear(torch.nn.Module):
+    """RMSNorm (f32 inside) -> Linear with bias -> residual add, cast to f32."""
+
+    def __init__(self, hidden: int = 32):
+        super().__init__()
+        torch.manual_seed(0)
+        self.linear = torch.nn.Linear(hidden, hidden)
+
+    def forward(self, h):
+        x32 = h.float()
+        normed = (x32 * torch.rsqrt(x32.pow(2).mean(-1, keepdim=True) + 1e-6)).to(h.dtype)
+        return (h + self.linear(normed)).float()
+
+
+def _run(options: dict | None = None, dtype: torch.dtype = torch.float32):
+    torch._dynamo.reset()
+    stats.reset()
+    model = RMSNormLinear().to(dtype)
+    x = torch.randn(2, 4, 32, dtype=dtype)
+    with torch.no_grad():
+        got = torch.compile(model, backend="lumir", options=options)(x)
+        expected = model(x)
+    return got, expected, stats.GRAPHS[0].partitions[0].fused
+
+
+def test_unknown_option_is_a_clear_error():
+    with pytest.raises(
+        LumirOptionError, match=r"unknown lumir option 'dump'.*valid options: dump_ir"
+    ):
+        parse_options({"dump": "x"})
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"precision": "loose"}, "'precision' must be one of fast, strict"),
+        ({"families": ["bias", "glue"]}, "unknown rule family 'glue'"),
+        ({"device": "tpu"}, "'device' must be 'cpu' or 'cuda"),
+        ({"report": "yes"}, "'report' must be True or False"),
+        ({"cache_size": 0}, "'cache_size' must be an integer >= 1"),
+    ],
+)
+def test_bad_values_name_the_option(options, message):
+    with pytest.raises(LumirOptionError, match=message):
+        parse_options(options)
+
+
+def test_environment_turns_on_report_and_dump():
+    settings = parse_options(None, {"LUMIR_REPORT": "1", "LUMIR_DUMP_IR": "/tmp/ir"})
+    assert settings.report and settings.dump_ir == "/tmp/ir"
+    assert not parse_options(None, {}).report
+
+
+def test_report_prints_one_line_with_every_field(capfd):
+    _run({"report": True})
+    err = capfd.readouterr().err.splitlines()
+    lines = [line for line in err if line.startswith("lumir report: ")]
+    assert len(lines) == 1
+    fields = dict(item.split("=", 1) for item in lines[0].removeprefix("lumir report: ").split())
+    for key in (
+        "matmuls",
+        "cublaslt_calls",
+        "fused_bias",
+        "fused_beta",
+        "fused_act",
+        "fused_alpha",
+        "fused_cast",
+        "fallback_ops",
+        "compile_ms",
+    ):
+        assert key in fields
+    assert fields["matmuls"] == "1" and fields["fused_bias"] == "1"
+
+
+def test_dump_ir_writes_every_stage(tmp_path):
+    _run({"dump_ir": str(tmp_path)})
+    stages = sorted(p.name.split("-", 1)[1] for p in tmp_path.iterdir())
+    assert stages == sorted(
+        [
+            "import.mlir",
+            "hl-canonicalize.mlir",
+            "hl-to-cublaslt.mlir",
+            "cublaslt-fuse.mlir",
+            "lower-to-cublaslt-rt.mlir",
+        ]
+    )
+    lowered = next(tmp_path.glob("*lower-to-cublaslt-rt.mlir")).read_text()
+    assert "cublaslt_rt.plan" in lowered
+
+
+def test_families_select_the_rules_that_run():
+    got, expected, fused = _run()
+    assert fused["fused_bias"] == 1 and fused["fused_beta"] == 1
+    got, expected, fused = _run({"families": ["transpose"]})
+    assert fused["fused_bias"] == 0 and fused["fused_beta"] == 0
+    torch.testing.assert_close(got, expected, atol=1e-5, rtol=1e-5)
+    _, _, fused = _run({"disable": ["residual"]})
+    assert fused["fused_bias"] == 1 and fused["fused_beta"] == 0
+
+
+@pytest.mark.parametrize("precision", ["strict", "fast"])
+def test_precision_strict_keeps_dtypes_and_fast_may_write_f32(precision):
+    torch._dynamo.reset()
+    stats.reset()
+    torch.manual_seed(0)
+    linear = torch.nn.Linear(32, 32).to(torch.bfloat16)
+    x = torch.randn(8, 32, dtype=torch.bfloat16)
+    with torch.no_grad():
+        got = torch.compile(
+            lambda t: linear(t).float(), backend="lumir", options={"precision": precision}
+        )(x)
+        expected = linear(x).float()
+    fused_cast = stats.GRAPHS[0].partitions[0].fused["fused_cast"]
+    if precision == "strict":
+        assert fused_cast == 0
+        assert torch.equal(got, expected)  # same dtypes, same roundings as eager
+    else:
+        assert fused_cast == 1  # the call writes f32: one rounding fewer than eager
+        torch.testing.assert_close(got, expected, atol=2e-2, rtol=2e-2)
+
+
+def test_device_option_is_where_programs_run():
+    got, expected, _ = _run({"device": "cpu"})
+    torch.testing.assert_close(got, expected, atol=1e-5, rtol=1e-5)
+
+
+def test_entry_point_names_the_backend():
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["entry-points"]
+    assert declared["torch_dynamo_backends"]["lumir"] == "lumir.backend:lumir_backend"
+    try:
+        dist = importlib.metadata.distribution("lumir")
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip("lumir is not installed")
+    installed = [ep for ep in dist.entry_points if ep.group == "torch_dynamo_backends"]
+    if not installed:
+        pytest.skip("the installed lumir is another checkout, without the entry point")
+    assert installed[0].value == "lumir.backend:lumir_backend"
+
+
+def test_static_inputs_are_read_in_place_and_checked():
+    torch._dynamo.reset()
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    from lumir.backend.stages import Dumper, fuse, lower, prepare
+    from lumir.frontend import import_graph
+
+    weight, x = torch.randn(8, 4), torch.randn(3, 4)
+    gm = make_fx(lambda a, w: a @ w.t(), tracing_mode="fake")(x, weight)
+    options = parse_options(None, {})
+    dump = Dumper(None, "t")
+    module = lower(fuse(prepare(import_graph(gm, {}).module, dump), options, dump), dump)
+    program = load(module, "cpu", static_inputs={1: weight})
+    torch.testing.assert_close(program(x), x @ weight.t())
+    weight.mul_(2.0)  # an in-place update is seen: the program reads the storage
+    torch.testing.assert_close(program(x), x @ weight.t())
+    with pytest.raises(ValueError, match=r"static input 1 must be torch\.float32 of shape"):
+        load(module, "cpu", static_inputs={1: torch.randn(4, 8)})
+    with pytest.raises(ValueError, match="not contiguous"):
+        load(module, "cpu", static_inputs={1: torch.randn(4, 8).t()})
+    assert lumir.backend.GRAPHS is stats.GRAPHS
