@@ -39,8 +39,8 @@ from lumir.testing.fuzz_reference import (
     within_bound,
 )
 
-Compiler = Callable[[Context, ModuleOp], None]
-"""Compiles a parsed hl module in place down to cublaslt_rt (lumir-pipeline, or a test's
+Compiler = Callable[[Context, ModuleOp], ModuleOp]
+"""Compiles a parsed hl module down to cublaslt_rt (lumir-pipeline, or a test's
 deliberately broken stand-in)."""
 
 
@@ -63,11 +63,12 @@ class CheckResult:
     plans: tuple[MatmulDescriptor, ...] = ()
 
 
-def lumir_pipeline(ctx: Context, module: ModuleOp) -> None:
-    """The compiler under test: the `lumir-pipeline` pass."""
+def lumir_pipeline(ctx: Context, module: ModuleOp) -> ModuleOp:
+    """The compiler under test: the `lumir-pipeline` pass, run in place."""
     from lumir.passes.pipeline import LumirPipelinePass
 
     LumirPipelinePass().apply(ctx, module)
+    return module
 
 
 def check(
@@ -81,7 +82,7 @@ def check(
         return CheckResult(Outcome.INVALID, _describe(error))
     plans: tuple[MatmulDescriptor, ...] = ()
     try:
-        compiler(ctx, module)
+        module = compiler(ctx, module)
         plans = tuple(op.descriptor() for op in module.ops if isinstance(op, PlanOp))
         from lumir.runtime import load
 
