@@ -8,6 +8,7 @@ programs exercised each fusion family in their compiled plans. The report on std
 the same for any --jobs; the timing goes to stderr. Exit status 1 if any program failed.
 
     PYTHONPATH=. python3 bench/fuzz.py --count 1000 --seed 0 [--jobs 4]
+    PYTHONPATH=. python3 bench/fuzz.py --seed 0 --index 17     # rerun one program, verbose
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from lumir.testing.fuzz_run import (
     SEVERAL_GEMMS,
     FuzzRecord,
     run_many,
+    run_seeded,
 )
 
 _NUMBER = re.compile(r"\d+")
@@ -39,7 +41,7 @@ def _failure_class(record: FuzzRecord) -> str:
     return f"{record.outcome}: {elided}"
 
 
-def _print_failure(record: FuzzRecord, seed: int) -> None:
+def _print_record(record: FuzzRecord, seed: int) -> None:
     print(f"=== program {record.index} of seed {seed}: {record.outcome}")
     print(record.detail)
     print(f"--- reproducer (inputs: torch seed {record.input_seed}):")
@@ -59,9 +61,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--count", type=int, default=100, help="programs to run")
     parser.add_argument("--seed", type=int, default=0, help="the run's seed")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
+    parser.add_argument(
+        "--index", type=int, help="run only this program of the seed and print it, pass or fail"
+    )
     args = parser.parse_args(argv)
     if args.count < 0 or args.jobs < 1:
         parser.error("--count must be >= 0 and --jobs >= 1")
+    if args.index is not None:
+        record = run_seeded(args.seed, args.index)
+        _print_record(record, args.seed)
+        return 0 if record.outcome == Outcome.MATCH else 1
 
     start = time.perf_counter()
     records = run_many(args.seed, args.count, args.jobs)
@@ -69,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
 
     failures = [r for r in records if r.outcome != Outcome.MATCH]
     for record in failures:
-        _print_failure(record, args.seed)
+        _print_record(record, args.seed)
     print(f"{len(records) - len(failures)} passed, {len(failures)} failed")
     by_outcome = Counter(r.outcome.value for r in records)
     print("outcomes: " + ", ".join(f"{o.value} {by_outcome[o.value]}" for o in Outcome))

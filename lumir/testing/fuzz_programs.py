@@ -90,13 +90,19 @@ class Node:
     value: float = 0.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Program:
-    """A function `@f(arguments) -> outputs` whose body is `body`, in order."""
+    """A function `@f(arguments) -> outputs` whose body is `body`, in order.
+
+    Its repr is its hl text, so hypothesis reports a falsifying program readably.
+    """
 
     arguments: tuple[Node, ...]
     body: tuple[Node, ...]
     outputs: tuple[str, ...]
+
+    def __repr__(self) -> str:
+        return f'Program("""\n{self.text()}""")'
 
     def node(self, name: str) -> Node:
         """The argument or body node called `name`."""
