@@ -7,12 +7,13 @@ so it can be printed as `hl` text (the reproducer a failure shows, ready to past
 
 What the generator covers: f32, f16 and bf16; 2-D, batched (`[B, M, K] @ [B, K, N]`)
 and Linear-shaped (`[B, M, K] @ [K, N]`) products, written as `hl.matmul`,
-`hl.linear` (with or without bias) or `hl.addmm`; transposed and permuted operands;
-scaling by a 0-d constant on either side; bias, same-shape and broadcast residual adds
-(the product being the smaller, broadcast operand too) and skip connections; relu, tanh
-and exact gelu; casts to f32 and back; chains of up to three products; extra returned
-values, so intermediates have several consumers (DESIGN.md's bug: a product read by a
-residual add and by a cast); sizes that include 1, 3 and 17.
+`hl.linear` (with or without bias) or `hl.addmm`; transposed and permuted operands and
+transposed intermediates; scaling by a 0-d constant on either side; bias, same-shape
+and broadcast residual adds (the product being the smaller, broadcast operand too) and
+skip connections; relu, tanh and exact gelu; casts to f32 and back; chains of up to
+three products; extra returned values, so intermediates have several consumers
+(DESIGN.md's bug: a product read by a residual add and by a cast); sizes that include
+1, 3 and 17.
 
 The generator is written once, against `Draw` (two methods for random choices), and has
 two drivers: `program_strategy()` for hypothesis, which shrinks a failing program
@@ -260,7 +261,7 @@ def _broadcast_partners(shape: tuple[int, ...]) -> list[tuple[int, ...]]:
     *batch, m, n = shape
     partners = [(1, n), (m, 1)]
     if len(shape) < MAX_RANK:
-        partners.append((2, *shape))
+        partners += [(2, *shape), (1, *shape)]
     if batch:
         partners.append((*(1 for _ in batch), m, n))
     if m == 1:
@@ -271,7 +272,7 @@ def _broadcast_partners(shape: tuple[int, ...]) -> list[tuple[int, ...]]:
 
 
 def _epilogue_step(b: _Builder, y: Node, program_dtype: str) -> Node:
-    """One elementwise op on the current value y [..., N]."""
+    """One op on the current value y [..., M, N]: elementwise, or a transpose of M and N."""
     spec = y.result
     skips = [v for v in b.computed if v.result == spec and v is not y]
     steps: list[tuple[str, Callable[[], Node]]] = [
@@ -282,6 +283,7 @@ def _epilogue_step(b: _Builder, y: Node, program_dtype: str) -> Node:
         ("gelu-tanh", lambda: b.op("gelu", [y], spec, approximate="tanh")),
         ("gelu-exact", lambda: b.op("gelu", [y], spec, approximate="none")),
         ("broadcast-residual", lambda: _broadcast_residual(b, y)),
+        ("transpose", lambda: b.transpose(y, _swap_last_two(spec.rank))),
     ]
     if spec.dtype != "f32":
         steps.append(("cast-f32", lambda: b.cast(y, "f32")))
