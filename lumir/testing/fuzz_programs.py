@@ -7,13 +7,13 @@ so it can be printed as `hl` text (the reproducer a failure shows, ready to past
 
 What the generator covers: f32, f16 and bf16; 2-D, batched (`[B, M, K] @ [B, K, N]`)
 and Linear-shaped (`[B, M, K] @ [K, N]`) products, written as `hl.matmul`,
-`hl.linear` (with or without bias) or `hl.addmm`; transposed and permuted operands and
-transposed intermediates; scaling by a 0-d constant on either side; bias, same-shape
-and broadcast residual adds (the product being the smaller, broadcast operand too) and
-skip connections; relu, tanh and exact gelu; casts to f32 and back; chains of up to
-three products; extra returned values, so intermediates have several consumers
-(DESIGN.md's bug: a product read by a residual add and by a cast); sizes that include
-1, 3 and 17.
+`hl.linear` (with or without bias) or `hl.addmm`, and a value times its own transpose;
+transposed and permuted operands and transposed intermediates; scaling by a 0-d
+constant on either side; bias, same-shape and broadcast residual adds (the product
+being the smaller, broadcast operand too) and skip connections; relu, tanh and exact
+gelu; casts to f32 and back; chains of up to three products; extra returned values, so
+intermediates have several consumers (DESIGN.md's bug: a product read by a residual
+add and by a cast); sizes that include 1, 3 and 17.
 
 The generator is written once, against `Draw` (two methods for random choices), and has
 two drivers: `program_strategy()` for hypothesis, which shrinks a failing program
@@ -40,6 +40,8 @@ SCALES = (0.5, 2.0, -1.0, 0.25, -1.5, 3.0)
 """Scale factors, each exact in every dtype, so a constant adds no rounding of its own."""
 MAX_RANK = 4
 """A broadcast residual may add a leading dimension up to this rank."""
+GRAM_MAX_K = 8
+"""A product of a value with its own transpose is drawn only for K up to this."""
 MAX_PRODUCTS = 3
 MAX_EPILOGUE_STEPS = 3
 MAX_EXTRA_OUTPUTS = 2
@@ -164,7 +166,9 @@ class _Builder:
     arguments: list[Node] = field(default_factory=list)
     body: list[Node] = field(default_factory=list)
     computed: list[Node] = field(default_factory=list)
-    """Products and epilogue results: what a skip connection or extra output may read."""
+    """The activation input, products and epilogue results: what a skip connection or an
+    extra output may read."""
+    has_gram: bool = False
 
     def argument(self, role: str, shape: tuple[int, ...], dtype: str, scale: float = 1.0) -> Node:
         spec = TensorSpec(shape, dtype)
@@ -236,7 +240,15 @@ def _product(b: _Builder, x: Node, n: int) -> Node:
         forms += ["addmm", "batched-weight"]
     else:
         forms += ["bmm"]
+    if k <= GRAM_MAX_K and not b.has_gram:
+        forms.append("gram")
     form = b.draw.choice(forms)
+    if form == "gram":
+        # x @ x^T: one buffer read as both A and B. Only once, with a short K, so values
+        # stay far from f16's range.
+        b.has_gram = True
+        xt = b.transpose(x, _swap_last_two(x.result.rank))
+        return b.op("matmul", [x, xt], matmul_result(x.result, xt.result))
     if form == "matmul":
         w = b.matrix_argument("w", (k, n), dtype, scale)
         return b.op("matmul", [x, w], matmul_result(x.result, w.result))
@@ -331,6 +343,7 @@ def generate(draw: Draw) -> Program:
     dtype = draw.choice(DTYPES)
     batch = draw.choice(BATCHES)
     value = _activation_input(b, (*batch, draw.choice(SIZES), draw.choice(SIZES)), dtype)
+    b.computed.append(value)
     for _ in range(draw.integer(1, MAX_PRODUCTS)):
         value = _product(b, value, draw.choice(SIZES))
         b.computed.append(value)
