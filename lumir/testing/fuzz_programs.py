@@ -8,7 +8,7 @@ so it can be printed as `hl` text (the reproducer a failure shows, ready to past
 What the generator covers: f32, f16 and bf16; 2-D, batched (`[B, M, K] @ [B, K, N]`)
 and Linear-shaped (`[B, M, K] @ [K, N]`) products, written as `hl.matmul`,
 `hl.linear` (with or without bias) or `hl.addmm`, and a value times its own transpose;
-transposed and permuted operands and transposed intermediates; scaling by a 0-d
+transposed and permuted operands, transposed and reshaped intermediates; scaling by a 0-d
 constant on either side; bias, same-shape and broadcast residual adds (the product
 being the smaller, broadcast operand too) and skip connections; relu, tanh and exact
 gelu; casts to f32 and back; chains of up to three products; extra returned values, so
@@ -134,7 +134,7 @@ def _op_text(program: Program, node: Node) -> str:
         x, w = operands[:2]
         bias = "".join(f" bias(%{b.name} : {b.result.hl()})" for b in operands[2:])
         return f"{head} %{x.name}, %{w.name}{bias} : {x.result.hl()}, {w.result.hl()} -> {result}"
-    if node.op in ("transpose", "gelu", "relu", "cast"):
+    if node.op in ("transpose", "gelu", "relu", "cast", "reshape"):
         attrs = ""
         if node.op == "transpose":
             attrs = f" {{permutation = array<i64: {', '.join(map(str, node.permutation))}>}}"
@@ -284,7 +284,8 @@ def _broadcast_partners(shape: tuple[int, ...]) -> list[tuple[int, ...]]:
 
 
 def _epilogue_step(b: _Builder, y: Node, program_dtype: str) -> Node:
-    """One op on the current value y [..., M, N]: elementwise, or a transpose of M and N."""
+    """One op on the current value y [..., M, N]: elementwise, a transpose of M and N, or
+    a reshape."""
     spec = y.result
     skips = [v for v in b.computed if v.result == spec and v is not y]
     steps: list[tuple[str, Callable[[], Node]]] = [
@@ -297,6 +298,9 @@ def _epilogue_step(b: _Builder, y: Node, program_dtype: str) -> Node:
         ("broadcast-residual", lambda: _broadcast_residual(b, y)),
         ("transpose", lambda: b.transpose(y, _swap_last_two(spec.rank))),
     ]
+    view = _view_shape(spec.shape)
+    if view is not None:
+        steps.append(("reshape", lambda: b.op("reshape", [y], TensorSpec(view, spec.dtype))))
     if spec.dtype != "f32":
         steps.append(("cast-f32", lambda: b.cast(y, "f32")))
     elif program_dtype != "f32":
@@ -305,6 +309,16 @@ def _epilogue_step(b: _Builder, y: Node, program_dtype: str) -> Node:
         steps.append(("skip", lambda: _ordered_add(b, y, b.draw.choice(skips))))
     _, make = b.draw.choice(steps)
     return make()
+
+
+def _view_shape(shape: tuple[int, ...]) -> tuple[int, ...] | None:
+    """A reshape as a program writes one: batch dims merged into M, or M split in two."""
+    *leading, n = shape
+    if len(leading) > 1:
+        return (math.prod(leading), n)
+    if leading[0] % 2 == 0:
+        return (2, leading[0] // 2, n)
+    return None
 
 
 def _scale(b: _Builder, y: Node) -> Node:

@@ -109,6 +109,9 @@ def _evaluate_node(node: Node, operands: list[Bounded]) -> Bounded:
     if node.op == "transpose":
         (x,) = operands
         return Bounded(x.value.permute(node.permutation), x.error.permute(node.permutation))
+    if node.op == "reshape":
+        (x,) = operands
+        return Bounded(x.value.reshape(spec.shape), x.error.reshape(spec.shape))
     if node.op == "cast":
         (x,) = operands
         return _rounded(x.value, x.error, spec)
