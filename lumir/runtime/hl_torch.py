@@ -6,6 +6,13 @@ tensors, decoding the properties once: the reference interpreter calls it on val
 program executors on typed views of buffers (`cublaslt_rt.launch`), and on CUDA those
 calls are what a CUDA graph captures. One table serves all three, so the unfused
 reference and the compiled program cannot disagree about what an `hl` op means.
+
+The program executors write each result straight into its output buffer:
+`bind_into_kernel` gives the same torch call in its `out=` form (the overload that the
+functional call itself runs, so the bytes are the same), and falls back to computing a
+fresh tensor and copying it only where torch has no such form or the `out=` form would
+compute in another dtype than the functional call (decided once, at load time, on `meta`
+tensors).
 """
 
 from __future__ import annotations
@@ -230,3 +237,163 @@ def bind_kernel(
 def gelu_tanh(x: torch.Tensor) -> torch.Tensor:
     """cuBLASLt's GELU epilogue: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
     return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
+
+
+# --- kernels that write into their output buffer ---------------------------------------
+
+IntoKernel = Callable[..., object]
+"""A bound kernel in destination-passing form: `kernel(out, *inputs)` fills `out`."""
+
+_IntoBinder = Callable[[Params, Shape, torch.dtype], IntoKernel]
+
+
+def _into(fn: Callable[..., object]) -> _IntoBinder:
+    """A binder for ops without properties whose torch function takes `out=`."""
+
+    def bind(params: Params, shape: Shape, dtype: torch.dtype) -> IntoKernel:
+        return lambda out, *xs: fn(*xs, out=out)
+
+    return bind
+
+
+def _copy_into(view: Callable[[Params, Shape, torch.dtype], Kernel]) -> _IntoBinder:
+    """Shape ops and casts: the copy of the (viewed or converted) input is the kernel."""
+
+    def bind(params: Params, shape: Shape, dtype: torch.dtype) -> IntoKernel:
+        kernel = view(params, shape, dtype)
+        return lambda out, x: out.copy_(kernel(x))
+
+    return bind
+
+
+def _bind_cast_view(params: Params, shape: Shape, dtype: torch.dtype) -> Kernel:
+    # `copy_` converts as `Tensor.to` does (`to` is a copy_ into a new tensor).
+    return lambda x: x
+
+
+def _bind_gelu_into(params: Params, shape: Shape, dtype: torch.dtype) -> IntoKernel:
+    approximate = _string(params, "approximate")
+    return lambda out, x: torch.ops.aten.gelu.out(x, approximate=approximate, out=out)
+
+
+def _bind_relu_into(params: Params, shape: Shape, dtype: torch.dtype) -> IntoKernel:
+    # ATen's relu is clamp_min(x, 0) on CPU and CUDA; relu itself has no out= overload.
+    return lambda out, x: torch.clamp_min(x, 0, out=out)
+
+
+def _reduction_into(fn: Callable[..., object]) -> _IntoBinder:
+    def bind(params: Params, shape: Shape, dtype: torch.dtype) -> IntoKernel:
+        dims = _ints(params, "dims")
+        keepdim = _flag(params, "keepdim")
+
+        def reduce(out: torch.Tensor, x: torch.Tensor) -> object:
+            return fn(x, dim=dims or tuple(range(x.dim())), keepdim=keepdim, out=out)
+
+        return reduce
+
+    return bind
+
+
+def _bind_softmax_into(params: Params, shape: Shape, dtype: torch.dtype) -> IntoKernel:
+    dim = _int(params, "dim")
+    # torch.softmax(x, dim) is aten._softmax(x, dim, half_to_float=False).
+    return lambda out, x: torch.ops.aten._softmax.out(x, dim, False, out=out)
+
+
+def _bind_cat_into(params: Params, shape: Shape, dtype: torch.dtype) -> IntoKernel:
+    dim = _int(params, "dim")
+    return lambda out, *xs: torch.cat(xs, dim, out=out)
+
+
+def _bind_embedding_into(params: Params, shape: Shape, dtype: torch.dtype) -> IntoKernel:
+    # F.embedding without padding or renormalisation gathers rows: index_select on dim 0.
+    def gather(out: torch.Tensor, weight: torch.Tensor, indices: torch.Tensor) -> object:
+        rows = out.view(-1, weight.shape[-1])
+        return torch.index_select(weight, 0, indices.reshape(-1), out=rows)
+
+    return gather
+
+
+def _bind_compare_into(params: Params, shape: Shape, dtype: torch.dtype) -> IntoKernel:
+    predicate = _PREDICATES[_string(params, "predicate")]
+    return lambda out, a, b: predicate(a, b, out=out)
+
+
+INTO_KERNELS: dict[str, _IntoBinder] = {
+    "hl.add": _into(torch.add),
+    "hl.sub": _into(torch.sub),
+    "hl.mul": _into(torch.mul),
+    "hl.div": _into(torch.div),
+    "hl.pow": _into(torch.pow),
+    "hl.maximum": _into(torch.maximum),
+    "hl.neg": _into(torch.neg),
+    "hl.rsqrt": _into(torch.rsqrt),
+    "hl.sqrt": _into(torch.sqrt),
+    "hl.exp": _into(torch.exp),
+    "hl.relu": _bind_relu_into,
+    "hl.silu": _into(torch.ops.aten.silu.out),
+    "hl.sigmoid": _into(torch.sigmoid),
+    "hl.tanh": _into(torch.tanh),
+    "hl.gelu": _bind_gelu_into,
+    "hl.cast": _copy_into(_bind_cast_view),
+    "hl.sum": _reduction_into(torch.sum),
+    "hl.mean": _reduction_into(torch.mean),
+    "hl.amax": _reduction_into(torch.amax),
+    "hl.softmax": _bind_softmax_into,
+    "hl.matmul": _into(torch.matmul),
+    "hl.addmm": _into(torch.addmm),
+    "hl.transpose": _copy_into(_bind_transpose),
+    "hl.reshape": _copy_into(_bind_reshape),
+    "hl.expand": _copy_into(_bind_expand),
+    "hl.slice": _copy_into(_bind_slice),
+    "hl.cat": _bind_cat_into,
+    "hl.embedding": _bind_embedding_into,
+    "hl.compare": _bind_compare_into,
+    "hl.where": _into(torch.where),
+}
+"""Op name -> destination-passing binder, for every op whose functional torch call has an
+`out=` form computing the same bytes. `hl.linear` (whose out= overload takes another path
+than F.linear for inputs of rank 3) and `hl.sdpa` (none) are missing on purpose."""
+
+
+def bind_into_kernel(
+    name: str,
+    params: Params,
+    inputs: Sequence[torch.Tensor],
+    output: torch.Tensor,
+) -> tuple[IntoKernel, bool]:
+    """The kernel that runs op `name` on `inputs` and writes its result into `output`.
+
+    Returns `(kernel, direct)`, to be called as `kernel(output, *inputs)`. `direct` is True
+    when the kernel writes `output` itself (its `out=` form); False when it computes a
+    fresh tensor and copies it in, which happens for ops without an `out=` form and when
+    the functional call's result dtype differs from `output`'s (an `out=` of another
+    dtype would compute in that dtype, not convert afterwards as `bind_kernel` does).
+
+    The choice is made here, once, by running the functional call on `meta` tensors of
+    the inputs' shapes and dtypes.
+
+    Raises:
+        UnknownKernelError: `name` is not an op of the kernel table.
+    """
+    shape, dtype = tuple(output.shape), output.dtype
+    kernel = bind_kernel(name, params, shape, dtype)
+    binder = INTO_KERNELS.get(name)
+    if binder is not None and _natural_result_matches(name, params, inputs, output):
+        return binder(params, shape, dtype), True
+    return (lambda out, *xs: out.copy_(kernel(*xs))), False
+
+
+def _natural_result_matches(
+    name: str, params: Params, inputs: Sequence[torch.Tensor], output: torch.Tensor
+) -> bool:
+    """Whether the functional call gives `output`'s shape and dtype before any conversion."""
+    if name == "hl.cast":  # the conversion is the op
+        return True
+    raw = KERNELS[name](params, tuple(output.shape), output.dtype)
+    metas = [torch.empty(x.shape, dtype=x.dtype, device="meta") for x in inputs]
+    try:
+        result = raw(*metas)
+    except (RuntimeError, NotImplementedError, TypeError, ValueError):
+        return False  # torch reports the problem when the launch runs, as before
+    return result.dtype == output.dtype and tuple(result.shape) == tuple(output.shape)

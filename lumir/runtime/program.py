@@ -40,7 +40,7 @@ from lumir.runtime.buffers import (
     shaped_type_parts,
     typed_view,
 )
-from lumir.runtime.hl_torch import UnknownKernelError, bind_kernel
+from lumir.runtime.hl_torch import IntoKernel, UnknownKernelError, bind_into_kernel
 from lumir.runtime.interpreter import Signature, check_inputs, find_function, signature
 from lumir.runtime.reference_gemm import ReferenceGemmPlan
 
@@ -383,15 +383,14 @@ class _Loader:
 
     def _load_launch(self, op: LaunchOp) -> None:
         kernel_name = op.kernel.data
-        shape, dtype = shaped_type_parts(op.output.type)
+        inputs = [self._view(value, self.buffers[value]) for value in op.inputs]
+        output = self._view(op.output, self.buffers[op.output])
         try:
-            kernel = bind_kernel(kernel_name, op.kernel_params(), shape, dtype)
+            kernel, _ = bind_into_kernel(kernel_name, op.kernel_params(), inputs, output)
         except UnknownKernelError:
             raise LumirDiagnosticError(
                 [op_diagnostic(op, f'the runtime has no kernel for "{kernel_name}"')]
             ) from None
-        inputs = [self._view(value, self.buffers[value]) for value in op.inputs]
-        output = self._view(op.output, self.buffers[op.output])
         failure = op_diagnostic(op, f'kernel "{kernel_name}" failed')
         self.launches.append(_kernel_launch(kernel, inputs, output, failure))
 
@@ -401,20 +400,22 @@ def _workspace_size(plan: PlanOp) -> int:
 
 
 def _kernel_launch(
-    kernel: Callable[..., torch.Tensor],
+    kernel: IntoKernel,
     inputs: list[torch.Tensor],
     output: torch.Tensor,
     failure: Diagnostic,
 ) -> Launch:
-    """One non-GEMM launch: the kernel on the input views, written into the output view.
+    """One non-GEMM launch: the kernel on the input views, writing into the output view.
 
-    torch reports a kernel it cannot run (only possible for IR that skipped the
-    verifier) as a RuntimeError; it is re-raised located at the launch op.
+    The kernel writes the output buffer itself (`bind_into_kernel`), so a launch is one
+    torch call with no copy behind it. torch reports a kernel it cannot run (only
+    possible for IR that skipped the verifier) as a RuntimeError; it is re-raised
+    located at the launch op.
     """
 
     def launch() -> None:
         try:
-            output.copy_(kernel(*inputs))
+            kernel(output, *inputs)
         except RuntimeError as error:
             message = f"{failure.message}: {error}"
             raise LumirDiagnosticError([replace(failure, message=message)]) from error

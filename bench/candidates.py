@@ -1,0 +1,208 @@
+"""The ways of running a workload that the benchmark puts side by side.
+
+Each candidate turns a workload into a zero-argument call, doing whatever compiling it
+does in `prepare` (whose time, with the first call, is the first-call column), or says
+why it does not apply. They all run the same module on the same inputs.
+
+- eager: the module as written.
+- eager-graph: the eager module captured whole into one `torch.cuda.CUDAGraph` and
+  replayed: the same unfused kernels without launch overhead (CUDA only).
+- inductor, reduce-overhead, max-autotune-no-cudagraphs, max-autotune: `torch.compile`
+  in that mode (`dynamic=False`, one specialisation per shape, as the issue measures).
+- lumir: `torch.compile(module, backend="lumir")`.
+- lumir-direct / lumir-direct-replay (residual chain only): the module written as `hl`,
+  compiled with lumir-pipeline and loaded with `lumir.runtime.load`; `-direct` times
+  `program(...)` (input binding, replay, output copy), `-replay` only the launches
+  (on CUDA replayed from one CUDA graph) with the inputs already bound.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+
+from bench.workloads import Workload
+
+Call = Callable[[], object]
+
+INDUCTOR_MODES = {
+    "inductor": None,
+    "reduce-overhead": "reduce-overhead",
+    "max-autotune-no-cudagraphs": "max-autotune-no-cudagraphs",
+    "max-autotune": "max-autotune",
+}
+CUDAGRAPH_MODES = {"reduce-overhead", "max-autotune"}
+AUTOTUNE_MODES = ("max-autotune-no-cudagraphs", "max-autotune")
+
+ORDER = (
+    "eager",
+    "eager-graph",
+    "lumir-direct",
+    "lumir-direct-replay",
+    "lumir",
+    "reduce-overhead",
+    "inductor",
+    "max-autotune-no-cudagraphs",
+    "max-autotune",
+)
+"""Every candidate, cheapest and most needed first: when the time budget runs out, what
+is skipped is the autotuning modes."""
+
+ESTIMATE_S = {
+    ("chain", "eager"): 1,
+    ("chain", "eager-graph"): 1,
+    ("chain", "lumir-direct"): 10,
+    ("chain", "lumir-direct-replay"): 10,
+    ("chain", "lumir"): 20,
+    ("chain", "inductor"): 15,
+    ("chain", "reduce-overhead"): 15,
+    ("chain", "max-autotune-no-cudagraphs"): 45,
+    ("chain", "max-autotune"): 45,
+    ("llama", "eager"): 3,
+    ("llama", "eager-graph"): 5,
+    ("llama", "lumir"): 60,
+    ("llama", "inductor"): 32,
+    ("llama", "reduce-overhead"): 25,
+    ("llama", "max-autotune-no-cudagraphs"): 150,
+    ("llama", "max-autotune"): 150,
+}
+"""Seconds each candidate is expected to take on the H200 (compile, warm-up and timing),
+from shared measurements: inductor's 1B compile 16-32 s, max-autotune 104-149 s. The
+budget check skips a candidate whose estimate no longer fits."""
+
+
+class NotApplicable(Exception):
+    """The candidate cannot run this workload here; the message says why."""
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A candidate ready to time: the call, and what to compare with eager's output."""
+
+    call: Call
+    output: Callable[[], torch.Tensor | None]
+
+
+def prepare(name: str, workload: Workload, device: torch.device) -> Prepared:
+    """Build candidate `name` for `workload` and return it ready to call.
+
+    Raises:
+        NotApplicable: the candidate does not apply (no GPU, no lumir backend, ...).
+    """
+    if name == "eager":
+        return _with_output(workload.call)
+    if name == "eager-graph":
+        return _eager_graph(workload, device)
+    if name in INDUCTOR_MODES:
+        return _inductor(workload, INDUCTOR_MODES[name], name in CUDAGRAPH_MODES)
+    if name == "lumir":
+        return _lumir_backend(workload)
+    if name in ("lumir-direct", "lumir-direct-replay"):
+        return _lumir_direct(workload, device, replay=name == "lumir-direct-replay")
+    raise ValueError(f"unknown candidate {name!r}")
+
+
+def main_output(result: object) -> torch.Tensor | None:
+    """The tensor to compare: the result itself, a model output's logits, or the first."""
+    if isinstance(result, torch.Tensor):
+        return result
+    logits = getattr(result, "logits", None)
+    if isinstance(logits, torch.Tensor):
+        return logits
+    if isinstance(result, tuple | list) and result:
+        return main_output(result[0])
+    return None
+
+
+def _with_output(call: Call) -> Prepared:
+    return Prepared(call, lambda: main_output(call()))
+
+
+def _eager_graph(workload: Workload, device: torch.device) -> Prepared:
+    if device.type != "cuda":
+        raise NotApplicable("eager-graph: CUDA graphs need a CUDA device")
+    side = torch.cuda.Stream(device)
+    side.wait_stream(torch.cuda.current_stream(device))
+    with torch.cuda.stream(side):
+        for _ in range(3):  # lazy cuBLAS handles and workspaces, before capture
+            workload.call()
+    torch.cuda.current_stream(device).wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        static = main_output(workload.call())
+    return Prepared(graph.replay, lambda: (graph.replay(), static)[1])
+
+
+def _inductor(workload: Workload, mode: str | None, cudagraphs: bool) -> Prepared:
+    torch._dynamo.reset()
+    compiled = torch.compile(workload.module, mode=mode, dynamic=False)
+    if not cudagraphs:
+        return _with_output(lambda: workload.call(compiled))
+
+    def call() -> object:
+        # The caller does not keep outputs between calls: tell cudagraph trees so.
+        torch.compiler.cudagraph_mark_step_begin()
+        return workload.call(compiled)
+
+    return Prepared(call, lambda: _cloned(main_output(call())))
+
+
+def _cloned(tensor: torch.Tensor | None) -> torch.Tensor | None:
+    return tensor.clone() if tensor is not None else None
+
+
+BACKEND_MODULES = ("lumir.backend", "lumir.torch_backend", "lumir.dynamo")
+"""Where the lumir torch.compile backend may live; importing it registers "lumir"."""
+
+
+def lumir_backend_available() -> bool:
+    """Whether `torch.compile(..., backend="lumir")` resolves, without an installed package.
+
+    Entry points only exist for an installed lumir; on the GPU machine (PYTHONPATH only)
+    the backend registers itself when its module is imported.
+    """
+    for module in BACKEND_MODULES:
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            continue
+    return "lumir" in torch._dynamo.list_backends(exclude_tags=())
+
+
+def _lumir_backend(workload: Workload) -> Prepared:
+    if not lumir_backend_available():
+        raise NotApplicable("lumir: backend not available")
+    torch._dynamo.reset()
+    compiled = torch.compile(workload.module, backend="lumir", dynamic=False)
+    return _with_output(lambda: workload.call(compiled))
+
+
+def _lumir_direct(workload: Workload, device: torch.device, replay: bool) -> Prepared:
+    if workload.hl_text is None or workload.direct_inputs is None:
+        raise NotApplicable(f"lumir-direct: no hl text for {workload.family}")
+    from lumir.context import lumir_context
+    from lumir.passes.pipeline import LumirPipelinePass
+    from lumir.runtime import load
+    from lumir.tools.located_parser import LocatedParser
+
+    module = LocatedParser(lumir_context(), workload.hl_text, workload.name).parse_module()
+    LumirPipelinePass().apply(lumir_context(), module)
+    program = load(module, device.type, cuda_graph=not replay)
+    inputs = workload.direct_inputs
+    if not replay:
+        return _with_output(lambda: program(*inputs))
+    program(*inputs)  # binds the inputs into the static buffers once
+    if device.type == "cuda":
+        from lumir.runtime.cuda_graph import CudaGraphProgram
+
+        graph = CudaGraphProgram(program.launches, device=device)
+        return Prepared(graph.replay, lambda: None)
+
+    def run_launches() -> None:
+        for launch in program.launches:
+            launch()
+
+    return Prepared(run_launches, lambda: None)
