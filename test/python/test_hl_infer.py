@@ -146,7 +146,9 @@ def test_verifier_names_the_inferred_type():
 
 def test_operands_share_an_element_type_through_irdl():
     x, y = values(tensor((4,)), tensor((4,), bf16))
-    with pytest.raises(VerifyException, match=r"operand element types differ: f32 and bf16"):
+    with pytest.raises(
+        VerifyException, match=r"operand element types differ: rhs is bf16, not f32"
+    ):
         hl.MulOp(x, y, tensor((4,))).verify()
 
 

@@ -89,8 +89,8 @@ class SingleInputOp(InferredResultOp, abc.ABC):
 class SameElementBinaryOp(InferredResultOp, abc.ABC):
     """Two tensors `lhs`, `rhs` of one element type (hl never promotes), one `result`."""
 
-    lhs = operand_def(same_element_tensor())
-    rhs = operand_def(same_element_tensor())
+    lhs = operand_def(same_element_tensor("lhs"))
+    rhs = operand_def(same_element_tensor("rhs"))
     result = result_def(TensorType)
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)

@@ -26,33 +26,44 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
 
+@dataclass(frozen=True, init=False)
 class SharedElementType(VarConstraint[Attribute]):
     """An element type every operand constrained by the same variable name must have.
 
     ATen would promote mixed element types; `hl` never does, so the conversion is an
-    explicit `hl.cast` that passes can see. The declarative assembly format checks
-    constraints while it parses, so in custom form a mismatch is reported (at the op) even
-    under `--disable-verify`; the generic form reaches the verifier, which names the
-    operand (`operand 'rhs' at position 1 does not verify`).
+    explicit `hl.cast` that passes can see. `operand` names the constrained operand in
+    the message. The declarative assembly format checks constraints while it parses, so
+    in custom form a mismatch is reported (at the op) even under `--disable-verify`; the
+    generic form reaches the verifier, which also gives the operand's position.
     """
+
+    operand: str
+
+    def __init__(self, name: str, operand: str):
+        super().__init__(name, AnyAttr())
+        object.__setattr__(self, "operand", operand)
 
     def verify(self, attr: Attribute, constraint_context: VerificationContext) -> None:
         shared = constraint_context.get_variable(self.name)
         if shared is not None and shared != attr:
             raise VerifyException(
-                f"operand element types differ: {shared} and {attr} (insert an hl.cast)"
+                f"operand element types differ: {self.operand} is {attr}, not {shared} "
+                "(insert an hl.cast)"
             )
         super().verify(attr, constraint_context)
 
     def mapping_type_vars(
         self, type_var_mapping: Mapping[TypeVar, AttrConstraint | IntConstraint]
     ) -> SharedElementType:
-        return SharedElementType(self.name, self.constraint.mapping_type_vars(type_var_mapping))
+        return self
 
 
-def same_element_tensor(variable: str = "ELEMENT") -> AttrConstraint:
-    """A tensor type whose element type is shared with the op's other `variable` tensors."""
-    return TensorType.constr(SharedElementType(variable, AnyAttr()))
+def same_element_tensor(operand: str, variable: str = "ELEMENT") -> AttrConstraint:
+    """A tensor type whose element type is shared with the op's other `variable` tensors.
+
+    `operand` is how a mismatch message names this operand.
+    """
+    return TensorType.constr(SharedElementType(variable, operand))
 
 
 @dataclass(frozen=True)

@@ -238,8 +238,8 @@ class WhereOp(InferredResultOp):
     name = "hl.where"
 
     condition = operand_def(TensorType)
-    lhs = operand_def(same_element_tensor())
-    rhs = operand_def(same_element_tensor())
+    lhs = operand_def(same_element_tensor("lhs"))
+    rhs = operand_def(same_element_tensor("rhs"))
     result = result_def(TensorType)
     traits = traits_def(Pure())
     assembly_format = (

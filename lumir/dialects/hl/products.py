@@ -49,9 +49,9 @@ class LinearOp(InferredResultOp):
 
     name = "hl.linear"
 
-    input = operand_def(same_element_tensor())
-    weight = operand_def(same_element_tensor())
-    bias = opt_operand_def(same_element_tensor())
+    input = operand_def(same_element_tensor("input"))
+    weight = operand_def(same_element_tensor("weight"))
+    bias = opt_operand_def(same_element_tensor("bias"))
     result = result_def(TensorType)
     traits = traits_def(Pure())
     assembly_format = (
@@ -70,9 +70,9 @@ class AddmmOp(InferredResultOp):
 
     name = "hl.addmm"
 
-    bias = operand_def(same_element_tensor())
-    lhs = operand_def(same_element_tensor())
-    rhs = operand_def(same_element_tensor())
+    bias = operand_def(same_element_tensor("bias"))
+    lhs = operand_def(same_element_tensor("lhs"))
+    rhs = operand_def(same_element_tensor("rhs"))
     result = result_def(TensorType)
     traits = traits_def(Pure())
     assembly_format = "$bias `,` $lhs `,` $rhs attr-dict `:` functional-type(operands, results)"
@@ -92,9 +92,9 @@ class ScaledDotProductAttentionOp(InferredResultOp):
 
     name = "hl.sdpa"
 
-    query = operand_def(same_element_tensor())
-    key = operand_def(same_element_tensor())
-    value = operand_def(same_element_tensor())
+    query = operand_def(same_element_tensor("query"))
+    key = operand_def(same_element_tensor("key"))
+    value = operand_def(same_element_tensor("value"))
     mask = opt_operand_def(TensorType)
     result = result_def(TensorType)
     is_causal = opt_prop_def(UnitAttr)

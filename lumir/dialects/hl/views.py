@@ -97,7 +97,7 @@ class CatOp(InferredResultOp):
 
     name = "hl.cat"
 
-    inputs = var_operand_def(same_element_tensor())
+    inputs = var_operand_def(same_element_tensor("one of the inputs"))
     result = result_def(TensorType)
     dim = prop_def(IntegerAttr)
     traits = traits_def(Pure())

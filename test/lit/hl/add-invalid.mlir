@@ -4,7 +4,7 @@
 
 // Mixed element types need an explicit hl.cast first.
 func.func @element_types_differ(%a: tensor<4x8xf32>, %b: tensor<4x8xbf16>) -> tensor<4x8xf32> {
-  // expected-error @+1 {{operand element types differ: f32 and bf16 (insert an hl.cast)}}
+  // expected-error @+1 {{operand element types differ: rhs is bf16, not f32 (insert an hl.cast)}}
   %r = hl.add %a, %b : (tensor<4x8xf32>, tensor<4x8xbf16>) -> tensor<4x8xf32>
   func.return %r : tensor<4x8xf32>
 }
@@ -60,7 +60,7 @@ func.func @memref_operand(%a: memref<4xf32>, %b: memref<4xf32>) {
 // In generic form the op reaches the verifier, which names the operand that differs.
 func.func @element_types_differ_generic(%a: tensor<4x8xf32>, %b: tensor<4x8xbf16>) -> tensor<4x8xf32> {
   // expected-error @+2 {{operand 'rhs' at position 1 does not verify}}
-  // expected-error @+1 {{operand element types differ: f32 and bf16 (insert an hl.cast)}}
+  // expected-error @+1 {{operand element types differ: rhs is bf16, not f32 (insert an hl.cast)}}
   %r = "hl.add"(%a, %b) : (tensor<4x8xf32>, tensor<4x8xbf16>) -> tensor<4x8xf32>
   func.return %r : tensor<4x8xf32>
 }

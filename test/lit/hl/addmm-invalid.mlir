@@ -40,7 +40,7 @@ func.func @bias_grows_result(%b: tensor<3x2x4xf32>, %x: tensor<2x8xf32>, %w: ten
 
 // ATen's addmm does not promote: an f32 bias on bf16 matrices is refused.
 func.func @element_types_differ(%b: tensor<4xf32>, %x: tensor<2x8xbf16>, %w: tensor<8x4xbf16>) -> tensor<2x4xbf16> {
-  // expected-error @+1 {{operand element types differ: f32 and bf16 (insert an hl.cast)}}
+  // expected-error @+1 {{operand element types differ: lhs is bf16, not f32 (insert an hl.cast)}}
   %y = hl.addmm %b, %x, %w : (tensor<4xf32>, tensor<2x8xbf16>, tensor<8x4xbf16>) -> tensor<2x4xbf16>
   func.return %y : tensor<2x4xbf16>
 }

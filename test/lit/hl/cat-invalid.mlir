@@ -22,7 +22,7 @@ func.func @ranks_differ(%a: tensor<2x8xf32>, %b: tensor<8xf32>) -> tensor<3x8xf3
 
 // Inputs share an element type.
 func.func @element_types_differ(%a: tensor<2x8xf32>, %b: tensor<2x8xbf16>) -> tensor<4x8xf32> {
-  // expected-error @+1 {{operand element types differ: f32 and bf16 (insert an hl.cast)}}
+  // expected-error @+1 {{operand element types differ: one of the inputs is bf16, not f32 (insert an hl.cast)}}
   %r = hl.cat %a, %b {dim = 0 : i64} : (tensor<2x8xf32>, tensor<2x8xbf16>) -> tensor<4x8xf32>
   func.return %r : tensor<4x8xf32>
 }

@@ -13,7 +13,7 @@ func.func @unknown_predicate(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xi
 
 // Operands share an element type.
 func.func @element_types_differ(%a: tensor<4xf32>, %b: tensor<4xi64>) -> tensor<4xi1> {
-  // expected-error @+1 {{operand element types differ: f32 and i64 (insert an hl.cast)}}
+  // expected-error @+1 {{operand element types differ: rhs is i64, not f32 (insert an hl.cast)}}
   %r = hl.compare %a, %b {predicate = "lt"} : (tensor<4xf32>, tensor<4xi64>) -> tensor<4xi1>
   func.return %r : tensor<4xi1>
 }

@@ -31,7 +31,7 @@ func.func @bias_shape(%x: tensor<4x8xf32>, %w: tensor<16x8xf32>, %b: tensor<8xf3
 
 // A bf16 weight with an f32 input: ATen refuses, so does hl.
 func.func @weight_element_type(%x: tensor<4x8xf32>, %w: tensor<16x8xbf16>) -> tensor<4x16xf32> {
-  // expected-error @+1 {{operand element types differ: f32 and bf16 (insert an hl.cast)}}
+  // expected-error @+1 {{operand element types differ: weight is bf16, not f32 (insert an hl.cast)}}
   %y = hl.linear %x, %w : tensor<4x8xf32>, tensor<16x8xbf16> -> tensor<4x16xf32>
   func.return %y : tensor<4x16xf32>
 }
@@ -40,7 +40,7 @@ func.func @weight_element_type(%x: tensor<4x8xf32>, %w: tensor<16x8xbf16>) -> te
 
 // An f32 bias on a bf16 layer: the bias must be cast too.
 func.func @bias_element_type(%x: tensor<4x8xbf16>, %w: tensor<16x8xbf16>, %b: tensor<16xf32>) -> tensor<4x16xbf16> {
-  // expected-error @+1 {{operand element types differ: bf16 and f32 (insert an hl.cast)}}
+  // expected-error @+1 {{operand element types differ: bias is f32, not bf16 (insert an hl.cast)}}
   %y = hl.linear %x, %w bias(%b : tensor<16xf32>) : tensor<4x8xbf16>, tensor<16x8xbf16> -> tensor<4x16xbf16>
   func.return %y : tensor<4x16xbf16>
 }

@@ -31,7 +31,7 @@ func.func @batch_mismatch(%a: tensor<2x4x8xf32>, %b: tensor<3x8x4xf32>) -> tenso
 
 // A bf16 x f32 product needs an explicit cast.
 func.func @element_types_differ(%a: tensor<4x8xbf16>, %b: tensor<8x2xf32>) -> tensor<4x2xbf16> {
-  // expected-error @+1 {{operand element types differ: bf16 and f32 (insert an hl.cast)}}
+  // expected-error @+1 {{operand element types differ: rhs is f32, not bf16 (insert an hl.cast)}}
   %y = hl.matmul %a, %b : (tensor<4x8xbf16>, tensor<8x2xf32>) -> tensor<4x2xbf16>
   func.return %y : tensor<4x2xbf16>
 }

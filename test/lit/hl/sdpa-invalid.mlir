@@ -40,7 +40,7 @@ func.func @rank_mismatch(%q: tensor<2x8x16xf32>, %k: tensor<10x16xf32>, %v: tens
 
 // One element type for query, key and value.
 func.func @element_types_differ(%q: tensor<8x16xbf16>, %k: tensor<10x16xf32>, %v: tensor<10x16xf32>) -> tensor<8x16xbf16> {
-  // expected-error @+1 {{operand element types differ: bf16 and f32 (insert an hl.cast)}}
+  // expected-error @+1 {{operand element types differ: key is f32, not bf16 (insert an hl.cast)}}
   %o = hl.sdpa %q, %k, %v : tensor<8x16xbf16>, tensor<10x16xf32>, tensor<10x16xf32> -> tensor<8x16xbf16>
   func.return %o : tensor<8x16xbf16>
 }

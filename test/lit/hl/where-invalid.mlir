@@ -13,7 +13,7 @@ func.func @condition_not_i1(%c: tensor<4xf32>, %a: tensor<4xf32>, %b: tensor<4xf
 
 // Both branches share an element type.
 func.func @branches_differ(%c: tensor<4xi1>, %a: tensor<4xf32>, %b: tensor<4xbf16>) -> tensor<4xf32> {
-  // expected-error @+1 {{operand element types differ: f32 and bf16 (insert an hl.cast)}}
+  // expected-error @+1 {{operand element types differ: rhs is bf16, not f32 (insert an hl.cast)}}
   %r = hl.where %c, %a, %b : (tensor<4xi1>, tensor<4xf32>, tensor<4xbf16>) -> tensor<4xf32>
   func.return %r : tensor<4xf32>
 }
