@@ -29,7 +29,14 @@ from lumir.backend.retype import FusedTemplate, RetypeError, structure
 from lumir.backend.stages import Dumper, fuse, lower, prepare
 from lumir.backend.stats import PartitionStats
 from lumir.frontend import ImportedGraph, import_graph
-from lumir.frontend.shapes import Bindings, bind_inputs, evaluate, hint_bindings, symbol_names
+from lumir.frontend.shapes import (
+    Bindings,
+    bind_inputs,
+    evaluate,
+    hint_bindings,
+    symbol_names,
+    symbol_sites,
+)
 from lumir.runtime import Program, load
 
 
@@ -73,6 +80,7 @@ class CompiledPartition(torch.nn.Module):
         self.options = options
         self.stats = stats
         self.placeholders = [n for n in graph_module.graph.nodes if n.op == "placeholder"]
+        self.symbol_sites = symbol_sites(self.placeholders)
         self.returns_tuple = isinstance(_output_node(graph_module).args[0], list | tuple)
         self.templates: list[FusedTemplate] = []
         self.cache: OrderedDict[tuple[object, ...], _Specialisation] = OrderedDict()
@@ -126,7 +134,7 @@ class CompiledPartition(torch.nn.Module):
     # --- run ---------------------------------------------------------------------------
 
     def forward(self, *args: object) -> object:
-        bindings = bind_inputs(self.placeholders, args)
+        bindings = bind_inputs(self.symbol_sites, args)
         key = symbol_names(bindings)
         if key in self.eager_shapes:
             return self.graph_module(*args)

@@ -48,6 +48,14 @@ def test_unknown_option_is_a_clear_error():
         parse_options({"dump": "x"})
 
 
+def test_unknown_option_through_torch_compile_names_it():
+    torch._dynamo.reset()
+    compiled = torch.compile(torch.nn.Linear(4, 4), backend="lumir", options={"fusion": 1})
+    with pytest.raises(Exception, match=r"unknown lumir option 'fusion'") as raised:
+        compiled(torch.randn(2, 4))
+    assert "valid options: dump_ir, families" in str(raised.value)
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [
