@@ -34,3 +34,30 @@ def test_marked_dynamic_dimension_fuses_once_and_caches_by_length():
     # 3 was evicted by 7 (cache_size 2), so it is specialised again: four in all
     assert partition.specialisations == 4
     assert partition.fused["fused_act"] == 1 and partition.fused["fused_beta"] == 1
+
+
+@torch.no_grad()
+def test_a_length_that_fails_to_specialise_runs_in_eager(monkeypatch):
+    import warnings
+
+    from lumir.backend import partition
+
+    torch._dynamo.reset()
+    stats.reset()
+    model = Block()
+    compiled = torch.compile(model, backend="lumir")
+    first = torch.randn(1, 3, 16)
+    torch._dynamo.mark_dynamic(first, 1)
+    compiled(first)
+
+    def broken(module, dump):
+        raise RuntimeError("lowering exploded")
+
+    monkeypatch.setattr(partition, "lower", broken)
+    x = torch.randn(1, 9, 16)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = compiled(x)
+    torch.testing.assert_close(got, model(x), atol=1e-5, rtol=1e-5)
+    messages = [str(w.message) for w in caught if "lumir" in str(w.message)]
+    assert len(messages) == 1 and "lowering exploded" in messages[0]
