@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import torch
 from torch import fx
+from xdsl.dialects.builtin import ModuleOp
 
 from lumir.backend.options import BackendOptions
 from lumir.backend.report import count_fusions
@@ -54,7 +55,7 @@ class _Specialisation:
     """One concrete shape: the lowered module, its interface, and the loaded program."""
 
     imported: ImportedGraph
-    lowered: object
+    lowered: ModuleOp
     bindings: Bindings
     program: Program | None = None
     bound_pointers: tuple[int, ...] = ()
@@ -112,7 +113,7 @@ class CompiledPartition(torch.nn.Module):
         self._remember(self._key_of_bindings(bindings), entry)
         return entry
 
-    def _from_template(self, prepared) -> object | None:
+    def _from_template(self, prepared: ModuleOp) -> ModuleOp | None:
         for template in self.templates:
             try:
                 return template.specialise(prepared)
@@ -158,13 +159,13 @@ class CompiledPartition(torch.nn.Module):
     def _run(self, entry: _Specialisation, args: Sequence[object]) -> object:
         arguments = [self._argument(source, args) for source in entry.imported.arguments]
         static = [i for i, s in enumerate(entry.imported.arguments) if self._is_static(s)]
-        pointers = tuple(arguments[i].data_ptr() for i in static)  # type: ignore[union-attr]
+        pointers = tuple(arguments[i].data_ptr() for i in static)
         if entry.program is None or pointers != entry.bound_pointers:
             entry.program = self._load(entry, arguments, static)
             entry.bound_pointers = pointers
         bound = entry.program.static
         activations = [a for i, a in enumerate(arguments) if i not in bound]
-        results = entry.program(*activations)  # type: ignore[arg-type]
+        results = entry.program(*activations)
         if not isinstance(results, tuple):
             results = (results,)
         outputs: list[object] = []
@@ -197,7 +198,7 @@ class CompiledPartition(torch.nn.Module):
         }
         self.stats.loads += 1
         program = load(
-            entry.lowered,  # type: ignore[arg-type]
+            entry.lowered,
             self.device,
             static_inputs=bindable,
             cuda_graph=self.options.cuda_graph,

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
@@ -123,12 +123,8 @@ def _rebuild(template: ModuleOp, prepared: ModuleOp) -> ModuleOp:
         block.add_op(new)
     results = [v.type for v in block.last_op.operands] if block.last_op else []
     func = FuncOp.from_region(
-        source.sym_name.data,
-        [arg.type for arg in block.args],
-        results,
-        Region(block),
+        source.sym_name.data, [arg.type for arg in block.args], results, Region(block)
     )
-    func.function_type = FunctionType.from_lists([a.type for a in block.args], results)
     return ModuleOp([func])
 
 
