@@ -11,7 +11,8 @@ properties, in the same order) it rebuilds the fused module with the new sizes:
   named them before fusion and fusion keeps names on the ops it rebuilds), and keeps
   its own element type (fusion may have chosen f32 for it); an op fusion created
   without a name keeps its size when its operands keep theirs, a cast or unary op takes
-  its operand's, and a call the shape its operands and descriptor give D;
+  its operand's, a call the shape its operands and descriptor give D, and a reshape
+  that merged leading dimensions merges the new ones;
 - slices and constants take their new bounds and literals from the prepared module;
 - every `cublaslt.matmul` gets a descriptor re-derived from its new operand shapes
   (m, n, k, leading dimensions, batch count and strides), everything else kept.
@@ -22,6 +23,7 @@ The result is verified like any module (V1-V10 included); a template that does n
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import ModuleOp, TensorType
@@ -171,7 +173,26 @@ def _new_type(result: SSAValue, operands: list[SSAValue], sized: dict[str, Opera
         return TensorType(element, operand_type.get_shape())
     if isinstance(owner_op, cublaslt.MatmulOp):
         return TensorType(element, _call_result_shape(owner_op, operands))
+    if isinstance(owner_op, hl.ReshapeOp):
+        flattened = _flattened_like(owner_op, operands[0])
+        if flattened is not None:
+            return TensorType(element, flattened)
     raise RetypeError(f"no size known for the value {result.name_hint or result}")
+
+
+def _flattened_like(op: hl.ReshapeOp, operand: SSAValue) -> list[int] | None:
+    """The new shape of a reshape that merged its input's leading dimensions into one
+    (what the fusion rules insert to read a batched value as a matrix), or None when
+    the template reshape is not such a merge."""
+    before, after = _static_shape(op.input), _static_shape(op.result)
+    kept = len(after) - 1
+    if kept < 0 or kept >= len(before):
+        return None
+    trailing = before[len(before) - kept :]
+    if tuple(after[1:]) != trailing or math.prod(before[: len(before) - kept]) != after[0]:
+        return None
+    new = _static_shape(operand)
+    return [math.prod(new[: len(new) - kept]), *new[len(new) - kept :]]
 
 
 def _call_result_shape(op: cublaslt.MatmulOp, operands: list[SSAValue]) -> list[int]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import torch
 
 from lumir.backend import stats
@@ -61,3 +62,29 @@ def test_a_length_that_fails_to_specialise_runs_in_eager(monkeypatch):
     torch.testing.assert_close(got, model(x), atol=1e-5, rtol=1e-5)
     messages = [str(w.message) for w in caught if "lumir" in str(w.message)]
     assert len(messages) == 1 and "lowering exploded" in messages[0]
+
+
+@torch.no_grad()
+def test_dynamic_true_llama_attention_block_fuses_once():
+    transformers = pytest.importorskip("transformers")
+    torch._dynamo.reset()
+    stats.reset()
+    torch.manual_seed(0)
+    config = transformers.LlamaConfig(
+        vocab_size=64,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+    )
+    model = transformers.LlamaForCausalLM(config).eval()
+    compiled = torch.compile(model, backend="lumir", dynamic=True)
+    for length in (3, 7, 12):
+        ids = torch.randint(0, 64, (2, length), generator=torch.Generator().manual_seed(length))
+        expected = model(ids, use_cache=False).logits
+        got = compiled(ids, use_cache=False).logits
+        assert (got - expected).abs().max().item() <= 1e-4
+    partitions = [p for g in stats.GRAPHS for p in g.partitions]
+    assert all(p.fuse_runs == 1 for p in partitions)
+    assert all(p.specialisations == 3 for p in partitions)
