@@ -110,7 +110,7 @@ class CompiledPartition(torch.nn.Module):
         lowered = lower(fused, dump)
         self.stats.specialisations += 1
         entry = _Specialisation(imported, lowered, dict(bindings))
-        self._remember(self._key_of_bindings(bindings), entry)
+        self._remember(symbol_names(bindings), entry)
         return entry
 
     def _from_template(self, prepared: ModuleOp) -> ModuleOp | None:
@@ -120,9 +120,6 @@ class CompiledPartition(torch.nn.Module):
             except RetypeError:
                 continue
         return None
-
-    def _key_of_bindings(self, bindings: Bindings) -> tuple[object, ...]:
-        return symbol_names(bindings)
 
     def _remember(self, key: tuple[object, ...], entry: _Specialisation) -> None:
         self.cache[key] = entry
