@@ -47,6 +47,21 @@ _SIZE_PROPERTIES: dict[str, tuple[str, ...]] = {
 """Per op, the properties that depend on sizes (all others must match the template)."""
 
 
+_SHAPE_PRESERVING = (
+    hl.CastOp,
+    hl.NegOp,
+    hl.RsqrtOp,
+    hl.SqrtOp,
+    hl.ExpOp,
+    hl.ReluOp,
+    hl.SiluOp,
+    hl.SigmoidOp,
+    hl.TanhOp,
+    hl.GeluOp,
+)
+"""hl ops whose result has their (first) operand's shape."""
+
+
 class RetypeError(ValueError):
     """The template does not fit the module prepared for the new sizes."""
 
@@ -167,7 +182,7 @@ def _new_type(result: SSAValue, operands: list[SSAValue], sized: dict[str, Opera
     assert isinstance(owner_op, Operation)
     if [v.type for v in owner_op.operands] == [v.type for v in operands]:
         return result.type  # nothing it reads changed size, so neither does it
-    if isinstance(owner_op, hl.CastOp | hl.ElementwiseUnaryOp) and operands:
+    if isinstance(owner_op, _SHAPE_PRESERVING) and operands:
         operand_type = operands[0].type
         assert isinstance(operand_type, TensorType)
         return TensorType(element, operand_type.get_shape())
