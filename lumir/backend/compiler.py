@@ -141,6 +141,9 @@ def _compile_partitions(
             compiled = CompiledPartition(submodule, static, device, home, options, partition_stats)
         except Exception as error:  # a lumir failure must never cost the user their model
             stats.failures.append(f"{node.target}: {type(error).__name__}: {error}")
+            stats.fallback_ops += [
+                target_name(n) for n in submodule.graph.nodes if n.op == "call_function"
+            ]
             continue
         stats.partitions.append(partition_stats)
         setattr(fused, node.target, compiled)

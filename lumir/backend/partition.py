@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import torch
 from torch import fx
+from xdsl.dialects.builtin import ModuleOp
 
 from lumir.backend.options import BackendOptions
 from lumir.backend.report import count_fusions
@@ -29,7 +30,14 @@ from lumir.backend.retype import FusedTemplate, RetypeError, structure
 from lumir.backend.stages import Dumper, fuse, lower, prepare
 from lumir.backend.stats import PartitionStats
 from lumir.frontend import ImportedGraph, import_graph
-from lumir.frontend.shapes import Bindings, bind_inputs, evaluate, hint_bindings, symbol_names
+from lumir.frontend.shapes import (
+    Bindings,
+    bind_inputs,
+    evaluate,
+    hint_bindings,
+    symbol_names,
+    symbol_sites,
+)
 from lumir.runtime import Program, load
 
 
@@ -47,7 +55,7 @@ class _Specialisation:
     """One concrete shape: the lowered module, its interface, and the loaded program."""
 
     imported: ImportedGraph
-    lowered: object
+    lowered: ModuleOp
     bindings: Bindings
     program: Program | None = None
     bound_pointers: tuple[int, ...] = ()
@@ -73,6 +81,7 @@ class CompiledPartition(torch.nn.Module):
         self.options = options
         self.stats = stats
         self.placeholders = [n for n in graph_module.graph.nodes if n.op == "placeholder"]
+        self.symbol_sites = symbol_sites(self.placeholders)
         self.returns_tuple = isinstance(_output_node(graph_module).args[0], list | tuple)
         self.templates: list[FusedTemplate] = []
         self.cache: OrderedDict[tuple[object, ...], _Specialisation] = OrderedDict()
@@ -101,19 +110,16 @@ class CompiledPartition(torch.nn.Module):
         lowered = lower(fused, dump)
         self.stats.specialisations += 1
         entry = _Specialisation(imported, lowered, dict(bindings))
-        self._remember(self._key_of_bindings(bindings), entry)
+        self._remember(symbol_names(bindings), entry)
         return entry
 
-    def _from_template(self, prepared) -> object | None:
+    def _from_template(self, prepared: ModuleOp) -> ModuleOp | None:
         for template in self.templates:
             try:
                 return template.specialise(prepared)
             except RetypeError:
                 continue
         return None
-
-    def _key_of_bindings(self, bindings: Bindings) -> tuple[object, ...]:
-        return symbol_names(bindings)
 
     def _remember(self, key: tuple[object, ...], entry: _Specialisation) -> None:
         self.cache[key] = entry
@@ -126,7 +132,7 @@ class CompiledPartition(torch.nn.Module):
     # --- run ---------------------------------------------------------------------------
 
     def forward(self, *args: object) -> object:
-        bindings = bind_inputs(self.placeholders, args)
+        bindings = bind_inputs(self.symbol_sites, args)
         key = symbol_names(bindings)
         if key in self.eager_shapes:
             return self.graph_module(*args)
@@ -150,13 +156,13 @@ class CompiledPartition(torch.nn.Module):
     def _run(self, entry: _Specialisation, args: Sequence[object]) -> object:
         arguments = [self._argument(source, args) for source in entry.imported.arguments]
         static = [i for i, s in enumerate(entry.imported.arguments) if self._is_static(s)]
-        pointers = tuple(arguments[i].data_ptr() for i in static)  # type: ignore[union-attr]
+        pointers = tuple(arguments[i].data_ptr() for i in static)
         if entry.program is None or pointers != entry.bound_pointers:
             entry.program = self._load(entry, arguments, static)
             entry.bound_pointers = pointers
         bound = entry.program.static
         activations = [a for i, a in enumerate(arguments) if i not in bound]
-        results = entry.program(*activations)  # type: ignore[arg-type]
+        results = entry.program(*activations)
         if not isinstance(results, tuple):
             results = (results,)
         outputs: list[object] = []
@@ -189,7 +195,7 @@ class CompiledPartition(torch.nn.Module):
         }
         self.stats.loads += 1
         program = load(
-            entry.lowered,  # type: ignore[arg-type]
+            entry.lowered,
             self.device,
             static_inputs=bindable,
             cuda_graph=self.options.cuda_graph,

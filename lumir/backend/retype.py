@@ -11,7 +11,8 @@ properties, in the same order) it rebuilds the fused module with the new sizes:
   named them before fusion and fusion keeps names on the ops it rebuilds), and keeps
   its own element type (fusion may have chosen f32 for it); an op fusion created
   without a name keeps its size when its operands keep theirs, a cast or unary op takes
-  its operand's, and a call the shape its operands and descriptor give D;
+  its operand's, a call the shape its operands and descriptor give D, and a reshape
+  that merged leading dimensions merges the new ones;
 - slices and constants take their new bounds and literals from the prepared module;
 - every `cublaslt.matmul` gets a descriptor re-derived from its new operand shapes
   (m, n, k, leading dimensions, batch count and strides), everything else kept.
@@ -22,9 +23,10 @@ The result is verified like any module (V1-V10 included); a template that does n
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
@@ -43,6 +45,21 @@ _SIZE_PROPERTIES: dict[str, tuple[str, ...]] = {
     "func.func": ("function_type",),
 }
 """Per op, the properties that depend on sizes (all others must match the template)."""
+
+
+_SHAPE_PRESERVING = (
+    hl.CastOp,
+    hl.NegOp,
+    hl.RsqrtOp,
+    hl.SqrtOp,
+    hl.ExpOp,
+    hl.ReluOp,
+    hl.SiluOp,
+    hl.SigmoidOp,
+    hl.TanhOp,
+    hl.GeluOp,
+)
+"""hl ops whose result has their (first) operand's shape."""
 
 
 class RetypeError(ValueError):
@@ -123,12 +140,8 @@ def _rebuild(template: ModuleOp, prepared: ModuleOp) -> ModuleOp:
         block.add_op(new)
     results = [v.type for v in block.last_op.operands] if block.last_op else []
     func = FuncOp.from_region(
-        source.sym_name.data,
-        [arg.type for arg in block.args],
-        results,
-        Region(block),
+        source.sym_name.data, [arg.type for arg in block.args], results, Region(block)
     )
-    func.function_type = FunctionType.from_lists([a.type for a in block.args], results)
     return ModuleOp([func])
 
 
@@ -169,13 +182,32 @@ def _new_type(result: SSAValue, operands: list[SSAValue], sized: dict[str, Opera
     assert isinstance(owner_op, Operation)
     if [v.type for v in owner_op.operands] == [v.type for v in operands]:
         return result.type  # nothing it reads changed size, so neither does it
-    if isinstance(owner_op, hl.CastOp | hl.ElementwiseUnaryOp) and operands:
+    if isinstance(owner_op, _SHAPE_PRESERVING) and operands:
         operand_type = operands[0].type
         assert isinstance(operand_type, TensorType)
         return TensorType(element, operand_type.get_shape())
     if isinstance(owner_op, cublaslt.MatmulOp):
         return TensorType(element, _call_result_shape(owner_op, operands))
+    if isinstance(owner_op, hl.ReshapeOp):
+        flattened = _flattened_like(owner_op, operands[0])
+        if flattened is not None:
+            return TensorType(element, flattened)
     raise RetypeError(f"no size known for the value {result.name_hint or result}")
+
+
+def _flattened_like(op: hl.ReshapeOp, operand: SSAValue) -> list[int] | None:
+    """The new shape of a reshape that merged its input's leading dimensions into one
+    (what the fusion rules insert to read a batched value as a matrix), or None when
+    the template reshape is not such a merge."""
+    before, after = _static_shape(op.input), _static_shape(op.result)
+    kept = len(after) - 1
+    if kept < 0 or kept >= len(before):
+        return None
+    trailing = before[len(before) - kept :]
+    if tuple(after[1:]) != trailing or math.prod(before[: len(before) - kept]) != after[0]:
+        return None
+    new = _static_shape(operand)
+    return [math.prod(new[: len(new) - kept]), *new[len(new) - kept :]]
 
 
 def _call_result_shape(op: cublaslt.MatmulOp, operands: list[SSAValue]) -> list[int]:

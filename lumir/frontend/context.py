@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import torch
 from torch import fx
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from lumir.dialects import hl
@@ -70,6 +70,11 @@ class ImportContext:
 
     def integers(self, args: Sequence[object]) -> list[int]:
         return [self.integer(a) for a in args]
+
+    def constant(self, value: float, element: Attribute, shape: Sequence[int] = ()) -> SSAValue:
+        """An `hl.constant` of `shape` filled with `value` (a 0-d scalar by default)."""
+        literal_type = TensorType(element, list(shape))
+        return self.emit(hl.ConstantOp(DenseIntOrFPElementsAttr.from_list(literal_type, [value])))
 
     def cast(self, value: SSAValue, element: Attribute) -> SSAValue:
         """`value` converted to `element` (no op when it already has that element type)."""

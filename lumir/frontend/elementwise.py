@@ -27,7 +27,7 @@ Converter = Callable[[ImportContext, fx.Node], SSAValue]
 def _scalar(cx: ImportContext, value: object, element: Attribute, dtype: torch.dtype) -> SSAValue:
     number = cx.integer(value) if not isinstance(value, float) else value
     literal = float(number) if dtype.is_floating_point else int(number)
-    return cx.emit(hl.splat(literal, element))
+    return cx.constant(literal, element)
 
 
 def _compute_dtype(cx: ImportContext, node: fx.Node, result: torch.dtype) -> torch.dtype:
@@ -156,4 +156,4 @@ def convert_full(cx: ImportContext, node: fx.Node) -> SSAValue:
     dtype = cx.dtype(node)
     fill = node.args[1] if node.target != torch.ops.aten.scalar_tensor.default else node.args[0]
     literal = float(fill) if dtype.is_floating_point else int(fill)
-    return cx.emit(hl.splat(literal, element_type(dtype), cx.shape(node)))
+    return cx.constant(literal, element_type(dtype), cx.shape(node))

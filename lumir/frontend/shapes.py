@@ -4,7 +4,8 @@ A graph traced with dynamic dimensions carries `torch.SymInt` sizes whose `node.
 is a sympy expression over the graph's size symbols (`s0`, `s1`, ...). lumir's IR is
 static, so every import is a specialisation: a `Bindings` maps each symbol to one
 concrete integer, and every size, slice bound and integer argument the importer reads
-goes through `evaluate`. Bindings come from real inputs at run time (`bind_inputs`) or
+goes through `evaluate`. Bindings come from real inputs at run time (`bind_inputs`, at
+the sites `symbol_sites` found once per graph) or
 from the tracing-time example values (`hint_bindings`), never from guessing.
 """
 
@@ -64,21 +65,38 @@ def _symbols_of(value: object) -> list[sympy.Symbol]:
     return []
 
 
-def bind_inputs(placeholders: Sequence[fx.Node], inputs: Sequence[object]) -> dict:
-    """Bindings read off real inputs: each bare-symbol size of a placeholder's example
-    value takes the matching size (or integer) of the real input."""
-    bindings: dict[sympy.Symbol, int] = {}
-    for node, real in zip(placeholders, inputs, strict=True):
+SymbolSite = tuple[int, int | None, sympy.Symbol]
+"""(input position, dimension or None for an integer input, the symbol found there)."""
+
+
+def symbol_sites(placeholders: Sequence[fx.Node]) -> tuple[SymbolSite, ...]:
+    """Where each bare size symbol of the placeholders' example values can be read off
+    real inputs: a dimension of a tensor input, or an integer input itself."""
+    sites: list[SymbolSite] = []
+    for position, node in enumerate(placeholders):
         example = node.meta.get("val")
-        if isinstance(example, torch.Tensor) and isinstance(real, torch.Tensor):
-            for dim, size in zip(example.shape, real.shape, strict=True):
-                expr = expression(dim)
+        if isinstance(example, torch.Tensor):
+            for dim, size in enumerate(example.shape):
+                expr = expression(size)
                 if isinstance(expr, sympy.Symbol):
-                    bindings[expr] = int(size)
-        elif isinstance(example, torch.SymInt) and isinstance(real, int):
+                    sites.append((position, dim, expr))
+        elif isinstance(example, torch.SymInt):
             expr = expression(example)
             if isinstance(expr, sympy.Symbol):
-                bindings[expr] = int(real)
+                sites.append((position, None, expr))
+    return tuple(sites)
+
+
+def bind_inputs(sites: Sequence[SymbolSite], inputs: Sequence[object]) -> dict:
+    """Bindings read off real inputs at `sites` (see `symbol_sites`)."""
+    bindings: dict[sympy.Symbol, int] = {}
+    for position, dim, symbol in sites:
+        value = inputs[position]
+        if dim is not None:
+            assert isinstance(value, torch.Tensor)
+            value = value.shape[dim]
+        assert isinstance(value, int)
+        bindings[symbol] = value
     return bindings
 
 

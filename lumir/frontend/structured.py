@@ -42,11 +42,11 @@ def convert_addmm(cx: ImportContext, node: fx.Node) -> SSAValue:
     product = cx.emit(hl.MatmulOp(lhs, rhs))
     alpha, beta = node.kwargs.get("alpha", 1), node.kwargs.get("beta", 1)
     if alpha != 1:
-        product = cx.emit(hl.MulOp(product, cx.emit(hl.splat(float(alpha), element))))
+        product = cx.emit(hl.MulOp(product, cx.constant(float(alpha), element)))
     if beta == 0:
         return product
     if beta != 1:
-        bias = cx.emit(hl.MulOp(bias, cx.emit(hl.splat(float(beta), element))))
+        bias = cx.emit(hl.MulOp(bias, cx.constant(float(beta), element)))
     return cx.emit(hl.AddOp(product, bias))
 
 

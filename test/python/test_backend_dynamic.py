@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import torch
 
 from lumir.backend import stats
@@ -34,3 +35,56 @@ def test_marked_dynamic_dimension_fuses_once_and_caches_by_length():
     # 3 was evicted by 7 (cache_size 2), so it is specialised again: four in all
     assert partition.specialisations == 4
     assert partition.fused["fused_act"] == 1 and partition.fused["fused_beta"] == 1
+
+
+@torch.no_grad()
+def test_a_length_that_fails_to_specialise_runs_in_eager(monkeypatch):
+    import warnings
+
+    from lumir.backend import partition
+
+    torch._dynamo.reset()
+    stats.reset()
+    model = Block()
+    compiled = torch.compile(model, backend="lumir")
+    first = torch.randn(1, 3, 16)
+    torch._dynamo.mark_dynamic(first, 1)
+    compiled(first)
+
+    def broken(module, dump):
+        raise RuntimeError("lowering exploded")
+
+    monkeypatch.setattr(partition, "lower", broken)
+    x = torch.randn(1, 9, 16)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = compiled(x)
+    torch.testing.assert_close(got, model(x), atol=1e-5, rtol=1e-5)
+    messages = [str(w.message) for w in caught if "lumir" in str(w.message)]
+    assert len(messages) == 1 and "lowering exploded" in messages[0]
+
+
+@torch.no_grad()
+def test_dynamic_true_llama_attention_block_fuses_once():
+    transformers = pytest.importorskip("transformers")
+    torch._dynamo.reset()
+    stats.reset()
+    torch.manual_seed(0)
+    config = transformers.LlamaConfig(
+        vocab_size=64,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+    )
+    model = transformers.LlamaForCausalLM(config).eval()
+    compiled = torch.compile(model, backend="lumir", dynamic=True)
+    for length in (3, 7, 12):
+        ids = torch.randint(0, 64, (2, length), generator=torch.Generator().manual_seed(length))
+        expected = model(ids, use_cache=False).logits
+        got = compiled(ids, use_cache=False).logits
+        assert (got - expected).abs().max().item() <= 1e-4
+    partitions = [p for g in stats.GRAPHS for p in g.partitions]
+    assert all(p.fuse_runs == 1 for p in partitions)
+    assert all(p.specialisations == 3 for p in partitions)

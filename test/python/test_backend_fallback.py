@@ -59,7 +59,8 @@ def test_claimed_op_that_fails_to_compile_falls_back_with_the_reason(monkeypatch
     def broken(cx, node):
         raise RuntimeError("converter exploded")
 
-    monkeypatch.setitem(table.TABLE, torch.ops.aten.mm.default, table.Row(broken))
+    for product in (torch.ops.aten.mm.default, torch.ops.aten.addmm.default):
+        monkeypatch.setitem(table.TABLE, product, table.Row(broken))
     model, x = CosineBetweenLinears(), torch.randn(4, 16)
     got, fallbacks = _compile_and_run(model, x)
     torch.testing.assert_close(got, model(x), atol=1e-5, rtol=1e-5)

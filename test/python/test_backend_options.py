@@ -48,6 +48,14 @@ def test_unknown_option_is_a_clear_error():
         parse_options({"dump": "x"})
 
 
+def test_unknown_option_through_torch_compile_names_it():
+    torch._dynamo.reset()
+    compiled = torch.compile(torch.nn.Linear(4, 4), backend="lumir", options={"fusion": 1})
+    with pytest.raises(Exception, match=r"unknown lumir option 'fusion'") as raised:
+        compiled(torch.randn(2, 4))
+    assert "valid options: dump_ir, families" in str(raised.value)
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [
@@ -176,3 +184,13 @@ def test_static_inputs_are_read_in_place_and_checked():
     with pytest.raises(ValueError, match="not contiguous"):
         load(module, "cpu", static_inputs={1: torch.randn(4, 8).t()})
     assert lumir.backend.GRAPHS is stats.GRAPHS
+
+
+def test_fuse_pass_precision_option_is_checked():
+    from lumir.diagnostics import LumirDiagnosticError
+    from lumir.egraph_bridge.fuse_pass import CublasltFusePass
+
+    with pytest.raises(LumirDiagnosticError, match="precision must be one of fast, strict"):
+        CublasltFusePass(precision="exact").config()
+    assert "cast" not in CublasltFusePass(precision="strict").config().rulesets
+    assert "cast" in CublasltFusePass(precision="fast").config().rulesets
