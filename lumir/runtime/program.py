@@ -30,7 +30,16 @@ from lumir.context import lumir_context
 from lumir.cublaslt_enums import DataType
 from lumir.diagnostics import Diagnostic, LumirDiagnosticError, op_diagnostic
 from lumir.dialects.cublaslt import MatmulDescriptor
-from lumir.dialects.cublaslt_rt import AllocOp, ConstantOp, LaunchOp, MatmulOp, PlanOp
+from lumir.dialects.cublaslt_rt import (
+    AllocOp,
+    ConstantOp,
+    LaunchOp,
+    MatmulOp,
+    PlanOp,
+    ViewOp,
+    byte_range,
+    overlap,
+)
 from lumir.runtime.buffers import (
     UnsupportedTypeError,
     byte_size,
@@ -325,6 +334,10 @@ class _Loader:
         elif isinstance(op, ConstantOp):
             buffer = self._new(op, op.memref)
             self._view(op.memref, buffer).copy_(constant_tensor(op.value))
+        elif isinstance(op, ViewOp):
+            _, start, end = byte_range(op.result)
+            root, _, _ = byte_range(op.source)
+            self.buffers[op.result] = self.buffers[root][start:end]
         elif isinstance(op, MatmulOp):
             self._load_matmul(op)
         elif isinstance(op, LaunchOp):
@@ -335,6 +348,7 @@ class _Loader:
             )
 
     def _load_matmul(self, op: MatmulOp) -> None:
+        _refuse_overlap(op, op.d, [op.a, op.b, *([op.bias] if op.bias is not None else [])])
         plan = op.plan_op()
         if plan is None:
             raise LumirDiagnosticError(
@@ -362,6 +376,7 @@ class _Loader:
         self.launches.append(built.run)
 
     def _load_launch(self, op: LaunchOp) -> None:
+        _refuse_overlap(op, op.output, list(op.inputs))
         kernel_name = op.kernel.data
         inputs = [self._view(value, self.buffers[value]) for value in op.inputs]
         output = self._view(op.output, self.buffers[op.output])
@@ -373,6 +388,15 @@ class _Loader:
             ) from None
         failure = op_diagnostic(op, f'kernel "{kernel_name}" failed')
         self.launches.append(_kernel_launch(kernel, inputs, output, failure))
+
+
+def _refuse_overlap(op: Operation, written: SSAValue, read: Sequence[SSAValue]) -> None:
+    """A kernel may not write bytes it reads (views make that possible in verified IR)."""
+    for value in read:
+        if overlap(written, value):
+            raise LumirDiagnosticError(
+                [op_diagnostic(op, f"'{op.name}' writes bytes it also reads (through a view)")]
+            )
 
 
 def _workspace_size(plan: PlanOp) -> int:
