@@ -229,18 +229,16 @@ def _rewind(cache: object, device: torch.device) -> Callable[[], None] | None:
     """A reset that puts the cache back at DECODE_CACHE tokens before each decode step.
 
     Newer transformers StaticCache layers count the tokens they hold in a device tensor
-    (`cumulative_length`) and write at that position, advancing it; older ones write at
-    `cache_position` and need no reset. The per-layer counters are replaced by views of
-    one tensor, so the reset is a single `fill_` kernel.
+    (`cumulative_length`, marked as a static address for CUDA graphs) and write at that
+    position, advancing it; older ones write at `cache_position` and need no reset. The
+    counters are reset in place by one multi-tensor copy, so their addresses stay put.
     """
-    layers = [
-        layer
+    counters = [
+        layer.cumulative_length
         for layer in getattr(cache, "layers", [])
         if isinstance(getattr(layer, "cumulative_length", None), torch.Tensor)
     ]
-    if not layers:
+    if not counters:
         return None
-    counters = torch.full((len(layers),), DECODE_CACHE, dtype=torch.int64, device=device)
-    for index, layer in enumerate(layers):
-        layer.cumulative_length = counters[index]
-    return lambda: counters.fill_(DECODE_CACHE)
+    start = [torch.full_like(counter, DECODE_CACHE) for counter in counters]
+    return lambda: torch._foreach_copy_(counters, start)
