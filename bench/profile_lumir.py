@@ -7,8 +7,9 @@ Profiles (torch.profiler, CUDA activity) `--replays` replays of:
 - the residual-chain block (hidden 2048) through lumir's direct path (hl text ->
   lumir-pipeline -> `lumir.runtime.load` -> CUDA-graph replay), beside the eager module
   captured in one CUDA graph;
-- one Llama-3.2-1B-shaped decoder layer (`LlamaDecoderLayer`, bf16), eager in one CUDA
-  graph and through `torch.compile(backend="lumir")` when that backend is available.
+- one Llama-3.2-1B-shaped decoder layer (`LlamaDecoderLayer`, bf16): lumir's direct path
+  on its hl text (`bench.workloads.llama_layer_hl`), eager in one CUDA graph, and
+  `torch.compile(backend="lumir")` when that backend is available.
 
 and prints, per program, a markdown table of its device kernels per replay (count and
 µs divided by the number of replays), ready to paste into docs/perf-notes.md. On a
@@ -18,7 +19,6 @@ machine without a GPU (`--device cpu`) it tables the CPU ops of the run phase in
 from __future__ import annotations
 
 import argparse
-import dataclasses
 from collections import defaultdict
 from collections.abc import Callable
 
@@ -26,7 +26,7 @@ import torch
 from torch.profiler import ProfilerActivity, profile
 
 from bench import candidates
-from bench.workloads import LLAMA_SHAPES, Workload, chain_workloads
+from bench.workloads import LLAMA_SHAPES, chain_workloads, layer_workloads
 
 
 def kernel_table(
@@ -71,20 +71,6 @@ def print_table(title: str, rows: list[tuple[str, float, float]]) -> None:
         print(f"| `{short}` | {count:g} | {us:.1f} |")
 
 
-def llama_layer_workload(seq: int, device: torch.device) -> Workload:
-    """One decoder layer of the 1B shape on [1, seq, 2048] with its rotary embeddings."""
-    from bench.workloads import build_llama
-
-    shape = LLAMA_SHAPES["1b"] if device.type == "cuda" else LLAMA_SHAPES["tiny"]
-    model = build_llama(dataclasses.replace(shape, layers=1), device, torch.bfloat16)
-    layer = model.model.layers[0]
-    hidden = torch.randn(1, seq, shape.hidden, device=device, dtype=torch.bfloat16)
-    positions = torch.arange(seq, device=device)[None]
-    embeddings = model.model.rotary_emb(hidden, positions)
-    kwargs = {"position_embeddings": embeddings, "attention_mask": None}
-    return Workload("llama-layer", str(seq), layer, (hidden,), kwargs)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python3 -m bench.profile_lumir")
     parser.add_argument("--seq", type=int, default=6)
@@ -93,12 +79,13 @@ def main() -> None:
     args = parser.parse_args()
     device = torch.device(args.device)
     torch.set_grad_enabled(False)
-    hidden = 2048 if device.type == "cuda" else 256
-    (chain,) = chain_workloads([args.seq], hidden, device)
-    layer = llama_layer_workload(args.seq, device)
+    on_gpu = device.type == "cuda"
+    (chain,) = chain_workloads([args.seq], 2048 if on_gpu else 256, device)
+    (layer,) = layer_workloads([args.seq], LLAMA_SHAPES["1b" if on_gpu else "tiny"], device)
     programs = [
         (f"residual chain, seq {args.seq}, lumir direct replay", chain, "lumir-direct-replay"),
         (f"residual chain, seq {args.seq}, eager in one CUDA graph", chain, "eager-graph"),
+        (f"Llama-1B layer, seq {args.seq}, lumir direct replay", layer, "lumir-direct-replay"),
         (f"Llama-1B layer, seq {args.seq}, eager in one CUDA graph", layer, "eager-graph"),
         (f"Llama-1B layer, seq {args.seq}, lumir backend", layer, "lumir"),
     ]

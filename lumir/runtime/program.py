@@ -3,10 +3,12 @@
 Loading and running are separate phases, as they are for cuBLASLt itself:
 
 - load: allocate every buffer once (inputs, `cublaslt_rt.alloc`s, constants filled with
-  their literal), build every plan from its `cublaslt_rt.plan` and the real buffers
+  their literal; a `cublaslt_rt.view` is a byte slice of its root buffer, no
+  allocation), build every plan from its `cublaslt_rt.plan` and the real buffers
   (`ReferenceGemmPlan` on CPU, the CUDA engineer's `CublasLtMatmulPlan` on CUDA), bind
-  every `cublaslt_rt.launch` to its torch kernel over typed views of its buffers, and
-  keep the result as a flat tuple of zero-argument launches;
+  every `cublaslt_rt.launch` to its torch kernel writing straight into a typed view of
+  its output buffer (`hl_torch.bind_into_kernel`), and keep the result as a flat tuple
+  of zero-argument launches;
 - run: copy the caller's tensors into the static input buffers, call the launches in
   order (on CUDA: replay the CUDA graph they were captured into at load time), and
   return copies of the output buffers.
