@@ -10,10 +10,10 @@ why it does not apply. They all run the same module on the same inputs.
 - inductor, reduce-overhead, max-autotune-no-cudagraphs, max-autotune: `torch.compile`
   in that mode (`dynamic=False`, one specialisation per shape, as the issue measures).
 - lumir: `torch.compile(module, backend="lumir")`.
-- lumir-direct / lumir-direct-replay (residual chain only): the module written as `hl`,
-  compiled with lumir-pipeline and loaded with `lumir.runtime.load`; `-direct` times
-  `program(...)` (input binding, replay, output copy), `-replay` only the launches
-  (on CUDA replayed from one CUDA graph) with the inputs already bound.
+- lumir-direct / lumir-direct-replay (residual chain and Llama layer): the module
+  written as `hl`, compiled with lumir-pipeline and loaded with `lumir.runtime.load`;
+  `-direct` times `program(...)` (input binding, replay, output copy), `-replay` only
+  the launches (on CUDA replayed from one CUDA graph) with the inputs already bound.
 """
 
 from __future__ import annotations
@@ -61,6 +61,15 @@ ESTIMATE_S = {
     ("chain", "reduce-overhead"): 15,
     ("chain", "max-autotune-no-cudagraphs"): 45,
     ("chain", "max-autotune"): 45,
+    ("layer", "eager"): 1,
+    ("layer", "eager-graph"): 1,
+    ("layer", "lumir-direct"): 15,
+    ("layer", "lumir-direct-replay"): 15,
+    ("layer", "lumir"): 20,
+    ("layer", "inductor"): 15,
+    ("layer", "reduce-overhead"): 15,
+    ("layer", "max-autotune-no-cudagraphs"): 60,
+    ("layer", "max-autotune"): 60,
     ("llama", "eager"): 3,
     ("llama", "eager-graph"): 5,
     ("llama", "lumir"): 60,

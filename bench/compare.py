@@ -6,7 +6,9 @@
         --modes eager,eager-graph,inductor,reduce-overhead,lumir --budget-s 540 --out DIR
 
 Workloads (bench/workloads.py): `chain`, the residual-chain module (two x [RMSNorm with
-f32 inside -> Linear 2048x2048 -> residual add], bf16) at seq 6 and 128; `llama`, the
+f32 inside -> Linear 2048x2048 -> residual add], bf16) at seq 6 and 128; `layer`, one
+decoder layer of the 1B shape at seq 1 and 128 (also written as hl, so lumir's direct
+path runs it before the torch.compile backend exists); `llama`, the
 Llama-3.2-1B-shaped random-weight bf16 model's forward at seq 1, 6, 128 and 1024 and one
 decode step over a 512-token StaticCache (`decode`). Candidates: bench/candidates.py.
 max-autotune and max-autotune-no-cudagraphs are off for the 1B model unless
@@ -38,11 +40,21 @@ import torch
 from bench import candidates
 from bench.candidates import AUTOTUNE_MODES, ESTIMATE_S, ORDER, NotApplicable
 from bench.timing import first_call_seconds, peak_memory_gib, reset_peak_memory, time_calls
-from bench.workloads import LLAMA_SHAPES, Workload, chain_workloads, llama_workloads
+from bench.workloads import (
+    LLAMA_SHAPES,
+    Workload,
+    chain_workloads,
+    layer_workloads,
+    llama_workloads,
+)
 
-DEFAULT_SEQS = {"chain": ["6", "128"], "llama": ["1", "6", "128", "1024", "decode"]}
+DEFAULT_SEQS = {
+    "chain": ["6", "128"],
+    "layer": ["1", "128"],
+    "llama": ["1", "6", "128", "1024", "decode"],
+}
 QUICK_MODES = ("eager-graph", "reduce-overhead", "lumir-direct", "lumir-direct-replay")
-ITERS = {"chain": (20, 100), "llama": (5, 30)}
+ITERS = {"chain": (20, 100), "layer": (10, 50), "llama": (5, 30)}
 """(warm-up calls, timed calls) per workload family."""
 
 
@@ -89,7 +101,7 @@ def make_parser() -> argparse.ArgumentParser:
         prog="python3 -m bench.compare",
         description="Time lumir beside eager and torch.compile on the same inputs.",
     )
-    parser.add_argument("--workloads", default="chain,llama", help="chain,llama")
+    parser.add_argument("--workloads", default="chain,layer,llama", help="chain,layer,llama")
     parser.add_argument(
         "--seqs",
         default=None,
@@ -132,7 +144,7 @@ def plan_from(args: argparse.Namespace) -> Plan:
             raise SystemExit(f"compare: unknown mode {name!r} (modes: {', '.join(ORDER)})")
     for family in families:
         if family not in DEFAULT_SEQS:
-            raise SystemExit(f"compare: unknown workload {family!r} (chain, llama)")
+            raise SystemExit(f"compare: unknown workload {family!r} (chain, layer, llama)")
     seqs = {}
     for family in families:
         given = _split(args.seqs) if args.seqs else DEFAULT_SEQS[family]
@@ -150,6 +162,9 @@ def build_workloads(plan: Plan, args: argparse.Namespace) -> list[Workload]:
     if "chain" in plan.families:
         seqs = [int(s) for s in plan.seqs["chain"]]
         found += chain_workloads(seqs, args.chain_hidden, plan.device)
+    if "layer" in plan.families:
+        seqs = [int(s) for s in plan.seqs["layer"]]
+        found += layer_workloads(seqs, LLAMA_SHAPES[args.llama_shape], plan.device)
     if "llama" in plan.families:
         found += llama_workloads(plan.seqs["llama"], LLAMA_SHAPES[args.llama_shape], plan.device)
     return found
@@ -188,8 +203,10 @@ def run_candidate(
     row.median_ms, row.p10_ms, row.p90_ms = timing.median_ms, timing.p10_ms, timing.p90_ms
     row.calls = timing.calls
     row.peak_gib = peak_memory_gib(device)
-    if output is not None and reference is not None and output.shape == reference.shape:
-        row.max_abs_err_vs_eager = (output.float() - reference.float()).abs().max().item()
+    if output is not None and reference is not None and output.numel() == reference.numel():
+        # lumir's direct path computes [S, H] where the module gives [1, S, H]
+        difference = output.float().reshape(reference.shape) - reference.float()
+        row.max_abs_err_vs_eager = difference.abs().max().item()
     return row, output
 
 

@@ -126,6 +126,7 @@ def build_llama(shape: LlamaShape, device: torch.device, dtype: torch.dtype) -> 
         vocab_size=shape.vocab,
         max_position_embeddings=4096,
         rope_theta=500000.0,
+        rms_norm_eps=RMS_EPS,
         tie_word_embeddings=True,
         attn_implementation="sdpa",
     )
@@ -229,18 +230,199 @@ def _rewind(cache: object, device: torch.device) -> Callable[[], None] | None:
     """A reset that puts the cache back at DECODE_CACHE tokens before each decode step.
 
     Newer transformers StaticCache layers count the tokens they hold in a device tensor
-    (`cumulative_length`) and write at that position, advancing it; older ones write at
-    `cache_position` and need no reset. The per-layer counters are replaced by views of
-    one tensor, so the reset is a single `fill_` kernel.
+    (`cumulative_length`, marked as a static address for CUDA graphs) and write at that
+    position, advancing it; older ones write at `cache_position` and need no reset. The
+    counters are reset in place by one multi-tensor copy, so their addresses stay put.
     """
-    layers = [
-        layer
+    counters = [
+        layer.cumulative_length
         for layer in getattr(cache, "layers", [])
         if isinstance(getattr(layer, "cumulative_length", None), torch.Tensor)
     ]
-    if not layers:
+    if not counters:
         return None
-    counters = torch.full((len(layers),), DECODE_CACHE, dtype=torch.int64, device=device)
-    for index, layer in enumerate(layers):
-        layer.cumulative_length = counters[index]
-    return lambda: counters.fill_(DECODE_CACHE)
+    start = [torch.full_like(counter, DECODE_CACHE) for counter in counters]
+    return lambda: torch._foreach_copy_(counters, start)
+
+
+def llama_layer_hl(seq: int, shape: LlamaShape, eps: float = RMS_EPS) -> str:
+    """One Llama decoder layer as an hl function, the ops of transformers' eager forward.
+
+    `@layer(%x [S, hidden], %cos, %sin [1, 1, S, head_dim], %g1, %wq, %wk, %wv, %wo, %g2,
+    %wgate, %wup, %wdown)`: RMSNorm, q/k/v projections, rotary embedding (rotate_half as
+    slice, neg, cat), repeat_kv (expand + reshape), causal SDPA when S > 1, o projection,
+    residual; RMSNorm, SiLU-gated MLP, residual. bf16 throughout, the norms in f32.
+    """
+    hd, heads, kv, inter = shape.hidden, shape.heads, shape.kv_heads, shape.intermediate
+    dim, group = hd // heads, heads // kv
+    bf = "bf16"
+
+    def t(*dims: int, element: str = bf) -> str:
+        return f"tensor<{'x'.join(str(d) for d in dims)}x{element}>"
+
+    act, act32, stat = t(seq, hd), t(seq, hd, element="f32"), t(seq, 1, element="f32")
+    rot = t(1, 1, seq, dim)
+    lines = [f"%eps = hl.constant {{value = dense<{eps:.1e}> : tensor<f32>}} : tensor<f32>"]
+
+    def norm(src: str, weight: str, out: str) -> None:
+        lines.extend(
+            [
+                f"{out}_f = hl.cast {src} : {act} -> {act32}",
+                f"{out}_sq = hl.mul {out}_f, {out}_f : ({act32}, {act32}) -> {act32}",
+                f"{out}_ms = hl.mean {out}_sq {{dims = array<i64: -1>, keepdim}} : "
+                f"{act32} -> {stat}",
+                f"{out}_v = hl.add {out}_ms, %eps : ({stat}, tensor<f32>) -> {stat}",
+                f"{out}_inv = hl.rsqrt {out}_v : {stat} -> {stat}",
+                f"{out}_nf = hl.mul {out}_f, {out}_inv : ({act32}, {stat}) -> {act32}",
+                f"{out}_n = hl.cast {out}_nf : {act32} -> {act}",
+                f"{out} = hl.mul {weight}, {out}_n : ({t(hd)}, {act}) -> {act}",
+            ]
+        )
+
+    def heads_of(src: str, count: int, out: str) -> None:
+        """[S, count*dim] -> [1, count, S, dim]"""
+        lines.extend(
+            [
+                f"{out}_4 = hl.reshape {src} : {t(seq, count * dim)} -> {t(1, seq, count, dim)}",
+                f"{out} = hl.transpose {out}_4 {{permutation = array<i64: 0, 2, 1, 3>}} : "
+                f"{t(1, seq, count, dim)} -> {t(1, count, seq, dim)}",
+            ]
+        )
+
+    def rotary(src: str, count: int, out: str) -> None:
+        full, half = t(1, count, seq, dim), t(1, count, seq, dim // 2)
+        low = f"dim = 3 : i64, start = 0 : i64, end = {dim // 2} : i64, step = 1 : i64"
+        high = f"dim = 3 : i64, start = {dim // 2} : i64, end = {dim} : i64, step = 1 : i64"
+        lines.extend(
+            [
+                f"{out}_lo = hl.slice {src} {{{low}}} : {full} -> {half}",
+                f"{out}_hi = hl.slice {src} {{{high}}} : {full} -> {half}",
+                f"{out}_nhi = hl.neg {out}_hi : {half} -> {half}",
+                f"{out}_rot = hl.cat {out}_nhi, {out}_lo {{dim = 3 : i64}} : "
+                f"({half}, {half}) -> {full}",
+                f"{out}_c = hl.mul {src}, %cos : ({full}, {rot}) -> {full}",
+                f"{out}_s = hl.mul {out}_rot, %sin : ({full}, {rot}) -> {full}",
+                f"{out} = hl.add {out}_c, {out}_s : ({full}, {full}) -> {full}",
+            ]
+        )
+
+    def repeat(src: str, out: str) -> None:
+        single, grouped = t(1, kv, 1, seq, dim), t(1, kv, group, seq, dim)
+        lines.extend(
+            [
+                f"{out}_5 = hl.reshape {src} : {t(1, kv, seq, dim)} -> {single}",
+                f"{out}_e = hl.expand {out}_5 : {single} -> {grouped}",
+                f"{out} = hl.reshape {out}_e : {grouped} -> {t(1, heads, seq, dim)}",
+            ]
+        )
+
+    def linear(src: str, weight: str, rows: int, cols: int, out: str) -> None:
+        lines.append(
+            f"{out} = hl.linear {src}, {weight} : {t(seq, cols)}, {t(rows, cols)} -> {t(seq, rows)}"
+        )
+
+    norm("%x", "%g1", "%h")
+    linear("%h", "%wq", heads * dim, hd, "%q2")
+    linear("%h", "%wk", kv * dim, hd, "%k2")
+    linear("%h", "%wv", kv * dim, hd, "%v2")
+    heads_of("%q2", heads, "%q4")
+    heads_of("%k2", kv, "%k4")
+    heads_of("%v2", kv, "%v4")
+    rotary("%q4", heads, "%q")
+    rotary("%k4", kv, "%kr")
+    repeat("%kr", "%k")
+    repeat("%v4", "%v")
+    causal = "is_causal, " if seq > 1 else ""
+    q4 = t(1, heads, seq, dim)
+    lines.extend(
+        [
+            f"%att = hl.sdpa %q, %k, %v {{{causal}scale = {dim**-0.5} : f64}} : "
+            f"{q4}, {q4}, {q4} -> {q4}",
+            f"%att_t = hl.transpose %att {{permutation = array<i64: 0, 2, 1, 3>}} : {q4} -> "
+            f"{t(1, seq, heads, dim)}",
+            f"%att2 = hl.reshape %att_t : {t(1, seq, heads, dim)} -> {t(seq, heads * dim)}",
+        ]
+    )
+    linear("%att2", "%wo", hd, heads * dim, "%o")
+    lines.append(f"%r1 = hl.add %x, %o : ({act}, {act}) -> {act}")
+    norm("%r1", "%g2", "%m")
+    linear("%m", "%wgate", inter, hd, "%gate")
+    linear("%m", "%wup", inter, hd, "%up")
+    mid = t(seq, inter)
+    lines.extend(
+        [
+            f"%act = hl.silu %gate : {mid} -> {mid}",
+            f"%prod = hl.mul %act, %up : ({mid}, {mid}) -> {mid}",
+        ]
+    )
+    linear("%prod", "%wdown", hd, inter, "%down")
+    lines.append(f"%r2 = hl.add %r1, %down : ({act}, {act}) -> {act}")
+    lines.append(f"func.return %r2 : {act}")
+    args = [
+        f"%x: {act}",
+        f"%cos: {rot}",
+        f"%sin: {rot}",
+        f"%g1: {t(hd)}",
+        f"%wq: {t(heads * dim, hd)}",
+        f"%wk: {t(kv * dim, hd)}",
+        f"%wv: {t(kv * dim, hd)}",
+        f"%wo: {t(hd, heads * dim)}",
+        f"%g2: {t(hd)}",
+        f"%wgate: {t(inter, hd)}",
+        f"%wup: {t(inter, hd)}",
+        f"%wdown: {t(hd, inter)}",
+    ]
+    body = "\n".join("  " + line for line in lines)
+    return f"func.func @layer({', '.join(args)}) -> {act} {{\n{body}\n}}\n"
+
+
+class DecoderLayerCall(nn.Module):
+    """`layer(x)` of a LlamaDecoderLayer with fixed rotary embeddings and no mask."""
+
+    def __init__(self, layer: nn.Module, cos: torch.Tensor, sin: torch.Tensor) -> None:
+        super().__init__()
+        self.layer = layer
+        self.cos, self.sin = cos, sin
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out = self.layer(x, position_embeddings=(self.cos, self.sin), attention_mask=None)
+        return out[0] if isinstance(out, tuple) else out
+
+
+def layer_workloads(seqs: list[int], shape: LlamaShape, device: torch.device) -> list[Workload]:
+    """One Llama decoder layer of `shape` on [1, S, hidden], in torch and as `llama_layer_hl`."""
+    import dataclasses
+
+    model = build_llama(dataclasses.replace(shape, layers=1), device, torch.bfloat16)
+    layer = model.model.layers[0]
+    with torch.no_grad():  # non-trivial norm weights, so a dropped scale shows
+        layer.input_layernorm.weight.uniform_(0.5, 1.5)
+        layer.post_attention_layernorm.weight.uniform_(0.5, 1.5)
+    attention, mlp = layer.self_attn, layer.mlp
+    weights = [
+        layer.input_layernorm.weight,
+        attention.q_proj.weight,
+        attention.k_proj.weight,
+        attention.v_proj.weight,
+        attention.o_proj.weight,
+        layer.post_attention_layernorm.weight,
+        mlp.gate_proj.weight,
+        mlp.up_proj.weight,
+        mlp.down_proj.weight,
+    ]
+    found = []
+    for seq in seqs:
+        x = torch.randn(1, seq, shape.hidden, device=device, dtype=torch.bfloat16)
+        cos, sin = model.model.rotary_emb(x, torch.arange(seq, device=device)[None])
+        direct = [x.view(seq, shape.hidden), cos[:, None], sin[:, None]]
+        found.append(
+            Workload(
+                "layer",
+                str(seq),
+                DecoderLayerCall(layer, cos, sin),
+                (x,),
+                hl_text=llama_layer_hl(seq, shape, model.config.rms_norm_eps),
+                direct_inputs=direct + [w.detach() for w in weights],
+            )
+        )
+    return found

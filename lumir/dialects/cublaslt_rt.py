@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     DictionaryAttr,
     IntegerAttr,
+    IntegerType,
     MemRefType,
     ModuleOp,
     NoneAttr,
@@ -59,6 +60,7 @@ from xdsl.traits import (
     MemoryAllocEffect,
     MemoryReadEffect,
     MemoryWriteEffect,
+    Pure,
     SymbolOpInterface,
     SymbolTable,
 )
@@ -518,9 +520,100 @@ def _hl_problem(
     return None
 
 
+# --- views ----------------------------------------------------------------------------
+
+
+def element_byte_width(element_type: Attribute) -> int:
+    """Bytes one element of a buffer takes (i1 is a byte, as in torch.bool)."""
+    if isinstance(element_type, IntegerType):
+        bits = element_type.width.data
+    else:
+        bits = getattr(element_type, "bitwidth", 0)
+        assert isinstance(bits, int) and bits > 0, f"no byte width for {element_type}"
+    return max(1, (bits + 7) // 8)
+
+
+def buffer_bytes(buffer_type: MemRefType[Attribute]) -> int:
+    """Bytes a dense buffer of `buffer_type` holds."""
+    count = 1
+    for dim in buffer_type.get_shape():
+        count *= dim
+    return count * element_byte_width(buffer_type.element_type)
+
+
+@irdl_op_definition
+class ViewOp(IRDLOperation):
+    """A buffer that is bytes [byte_offset, byte_offset + its size) of another buffer.
+
+    No allocation and no copy: the result aliases `source`. The lowering uses it for
+    shape ops that keep a dense buffer's bytes in place (a reshape, a slice of leading
+    rows, a transpose or expand that only moves unit dimensions) and to place the
+    intermediates of a function in one shared arena (`memref<Nxi8>`) by its buffer
+    plan. The result may have any element type; its offset is a multiple of that
+    type's byte width, so the view is a typed tensor over the same storage.
+    """
+
+    name = "cublaslt_rt.view"
+
+    source = operand_def(MemRefType)
+    byte_offset = prop_def(IntegerAttr)
+    result = result_def(MemRefType)
+
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
+
+    def __init__(self, source: SSAValue, byte_offset: int, result_type: MemRefType[Attribute]):
+        super().__init__(
+            operands=[source],
+            properties={"byte_offset": IntegerAttr(byte_offset, i64)},
+            result_types=[result_type],
+        )
+
+    def offset(self) -> int:
+        return _int(self.byte_offset)
+
+    def verify_(self) -> None:
+        source = _require_buffer(self, "source", self.source)
+        result = _require_buffer(self, "result", self.result)
+        offset, width = self.offset(), element_byte_width(result.element_type)
+        if offset < 0 or offset % width:
+            raise VerifyException(
+                f"'{self.name}' byte_offset = {offset}, but it must be a non-negative "
+                f"multiple of {width} (the byte width of {result.element_type})"
+            )
+        end, size = offset + buffer_bytes(result), buffer_bytes(source)
+        if end > size:
+            raise VerifyException(
+                f"'{self.name}' a {result} at byte {offset} ends at byte {end}, past the "
+                f"{size} bytes of its source {source}"
+            )
+
+
+def byte_range(value: SSAValue) -> tuple[SSAValue, int, int]:
+    """(root buffer, first byte, end byte) of a buffer value, following views to their root.
+
+    Two buffers overlap exactly when they share a root and their ranges intersect.
+    """
+    assert isinstance(value.type, MemRefType)
+    start, end = 0, buffer_bytes(value.type)
+    while isinstance(value.owner, ViewOp):
+        view = value.owner
+        start, end = start + view.offset(), end + view.offset()
+        value = view.source
+    return value, start, end
+
+
+def overlap(first: SSAValue, second: SSAValue) -> bool:
+    """Whether two buffer values share any byte (views resolved to their roots)."""
+    root_a, start_a, end_a = byte_range(first)
+    root_b, start_b, end_b = byte_range(second)
+    return root_a is root_b and start_a < end_b and start_b < end_a
+
+
 CublasltRt = Dialect(
     "cublaslt_rt",
-    [PlanOp, AllocOp, ConstantOp, MatmulOp, LaunchOp],
+    [PlanOp, AllocOp, ConstantOp, MatmulOp, LaunchOp, ViewOp],
     [],
 )
 
@@ -532,9 +625,14 @@ __all__ = [
     "LaunchOp",
     "MatmulOp",
     "PlanOp",
+    "ViewOp",
+    "buffer_bytes",
     "buffer_of",
+    "byte_range",
     "dense_memref_problem",
     "descriptor_from_properties",
+    "element_byte_width",
     "hl_op_class",
+    "overlap",
     "tensor_of",
 ]

@@ -6,9 +6,19 @@ the same shape and element type (`tensor<...>` -> `memref<...>`):
 - function arguments and results become buffers the caller fills and reads;
 - each `cublaslt.matmul` becomes a module-level `cublaslt_rt.plan` carrying its whole
   descriptor, a `cublaslt_rt.alloc` for D and a `cublaslt_rt.matmul` naming the plan;
+- each shape op that leaves a dense buffer's bytes where they are (every reshape; a
+  slice of whole leading rows; a transpose or expand that only moves or adds unit
+  dimensions) becomes a `cublaslt_rt.view` of its input: no allocation, no kernel;
 - each other `hl` op becomes an alloc for its result and a `cublaslt_rt.launch` of that
   op, with the op's properties as the launch's params;
-- each `hl.constant` becomes a `cublaslt_rt.constant` buffer.
+- each `hl.constant` becomes a `cublaslt_rt.constant` buffer;
+- then, unless `share_buffers` is off, the buffer plan (`lumir.passes.buffer_plan`)
+  places the function's intermediates in one arena, sharing bytes between values whose
+  lifetimes do not overlap.
+
+A transpose that reorders real dimensions stays a launch (a copy): a cuBLASLt plan and a
+kernel's output need dense row-major buffers, and a transposed operand of a GEMM has
+already been folded into its trans flags by `hl-to-cublaslt`.
 
 Plans are named `@plan0`, `@plan1`, ... in IR order (skipping names the module already
 uses) and placed at the top of the module in that order, so the same input always gives
@@ -17,6 +27,8 @@ the same output. Every created op takes the location of the op it replaces.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -37,6 +49,7 @@ from lumir.cublaslt_enums import DataType
 from lumir.diagnostics import LumirDiagnosticError, copy_location, op_diagnostic
 from lumir.dialects import cublaslt, cublaslt_rt, hl
 from lumir.dialects.cublaslt_rt import DEFAULT_WORKSPACE_SIZE, buffer_of
+from lumir.passes.buffer_plan import share_buffers
 
 
 @dataclass(frozen=True)
@@ -55,6 +68,50 @@ class MatmulToPlan(RewritePattern):
         )
         copy_location(op, alloc, call)
         rewriter.replace(op, [alloc, call], [alloc.memref])
+
+
+class ShapeOpToView(RewritePattern):
+    """hl.reshape / slice / transpose / expand that keep the bytes in place -> a view."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, hl.ReshapeOp | hl.SliceOp | hl.TransposeOp | hl.ExpandOp):
+            return
+        source, result = op.operands[0].type, op.results[0].type
+        if not isinstance(source, MemRefType) or not isinstance(result, TensorType):
+            return  # the input is still a tensor: its producer is lowered first
+        offset = _view_offset(op, source.get_shape())
+        if offset is None:
+            return
+        width = cublaslt_rt.element_byte_width(result.element_type)
+        view = cublaslt_rt.ViewOp(op.operands[0], offset * width, buffer_of(result))
+        copy_location(op, view)
+        rewriter.replace(op, view)
+
+
+def _view_offset(op: Operation, shape: Sequence[int]) -> int | None:
+    """The element offset at which `op`'s result sits, unchanged, in its dense input's
+    bytes, or None when the result is not a dense run of them."""
+    if isinstance(op, hl.ReshapeOp):
+        return 0
+    if isinstance(op, hl.TransposeOp):
+        moved = [d for d in op.permutation.get_values() if shape[d] != 1]
+        return 0 if moved == sorted(moved) else None
+    if isinstance(op, hl.ExpandOp):
+        result = op.results[0].type
+        assert isinstance(result, TensorType)
+        return 0 if math.prod(result.get_shape()) == math.prod(shape) else None
+    assert isinstance(op, hl.SliceOp)
+    dim = op.dim.value.data % len(shape)
+    first, _, step = slice(op.start.value.data, op.end.value.data, op.step.value.data).indices(
+        shape[dim]
+    )
+    result = op.results[0].type
+    assert isinstance(result, TensorType)
+    count = result.get_shape()[dim]
+    whole_rows = math.prod(shape[:dim]) == 1 or count == shape[dim]
+    if (step != 1 and count > 1) or not whole_rows:
+        return None
+    return first * math.prod(shape[dim + 1 :])
 
 
 class HlOpToLaunch(RewritePattern):
@@ -90,19 +147,28 @@ class LowerToCublasltRtPass(ModulePass):
     workspace_size: int = DEFAULT_WORKSPACE_SIZE
     """The most workspace bytes each plan's algorithm may use."""
 
+    share_buffers: bool = True
+    """Place intermediates with disjoint lifetimes in shared memory (the buffer plan)."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         functions = [func for func in op.ops if isinstance(func, FuncOp)]
         for func in functions:
             _check_lowerable(func)
+        # A function already on buffers (this pass's own output) keeps its plan.
+        unlowered = [func for func in functions if _has_tensors(func)]
         plan_names = self._insert_plans(op)
         for func in functions:
             _bufferize_signature(func)
         PatternRewriteWalker(
             GreedyRewritePatternApplier(
-                [MatmulToPlan(plan_names), ConstantToBuffer(), HlOpToLaunch()]
+                [MatmulToPlan(plan_names), ConstantToBuffer(), ShapeOpToView(), HlOpToLaunch()]
             ),
             apply_recursively=False,
         ).rewrite_module(op)
+        if self.share_buffers:
+            for func in unlowered:
+                if func.body.blocks:
+                    share_buffers(func)
 
     def _insert_plans(self, module: ModuleOp) -> dict[cublaslt.MatmulOp, str]:
         """One plan per cublaslt.matmul, named and placed in IR order at the module's top."""
@@ -163,6 +229,16 @@ def _check_lowerable(func: FuncOp) -> None:
                 problems.append(op_diagnostic(op, problem))
     if problems:
         raise LumirDiagnosticError(problems)
+
+
+def _has_tensors(func: FuncOp) -> bool:
+    """Whether any argument, result or op result of `func` is still a tensor."""
+    signature = [*func.function_type.inputs.data, *func.function_type.outputs.data]
+    if any(isinstance(t, TensorType) for t in signature):
+        return True
+    return any(
+        isinstance(result.type, TensorType) for inner in func.walk() for result in inner.results
+    )
 
 
 def _tensor_problem(value_type: Attribute) -> str | None:

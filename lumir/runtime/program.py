@@ -3,10 +3,12 @@
 Loading and running are separate phases, as they are for cuBLASLt itself:
 
 - load: allocate every buffer once (inputs, `cublaslt_rt.alloc`s, constants filled with
-  their literal), build every plan from its `cublaslt_rt.plan` and the real buffers
+  their literal; a `cublaslt_rt.view` is a byte slice of its root buffer, no
+  allocation), build every plan from its `cublaslt_rt.plan` and the real buffers
   (`ReferenceGemmPlan` on CPU, the CUDA engineer's `CublasLtMatmulPlan` on CUDA), bind
-  every `cublaslt_rt.launch` to its torch kernel over typed views of its buffers, and
-  keep the result as a flat tuple of zero-argument launches;
+  every `cublaslt_rt.launch` to its torch kernel writing straight into a typed view of
+  its output buffer (`hl_torch.bind_into_kernel`), and keep the result as a flat tuple
+  of zero-argument launches;
 - run: copy the caller's tensors into the static input buffers, call the launches in
   order (on CUDA: replay the CUDA graph they were captured into at load time), and
   return copies of the output buffers.
@@ -30,7 +32,16 @@ from lumir.context import lumir_context
 from lumir.cublaslt_enums import DataType
 from lumir.diagnostics import Diagnostic, LumirDiagnosticError, op_diagnostic
 from lumir.dialects.cublaslt import MatmulDescriptor
-from lumir.dialects.cublaslt_rt import AllocOp, ConstantOp, LaunchOp, MatmulOp, PlanOp
+from lumir.dialects.cublaslt_rt import (
+    AllocOp,
+    ConstantOp,
+    LaunchOp,
+    MatmulOp,
+    PlanOp,
+    ViewOp,
+    byte_range,
+    overlap,
+)
 from lumir.runtime.binding import bind_static_inputs
 from lumir.runtime.buffers import (
     UnsupportedTypeError,
@@ -345,6 +356,10 @@ class _Loader:
         elif isinstance(op, ConstantOp):
             buffer = self._new(op, op.memref)
             self._view(op.memref, buffer).copy_(constant_tensor(op.value))
+        elif isinstance(op, ViewOp):
+            _, start, end = byte_range(op.result)
+            root, _, _ = byte_range(op.source)
+            self.buffers[op.result] = self.buffers[root][start:end]
         elif isinstance(op, MatmulOp):
             self._load_matmul(op)
         elif isinstance(op, LaunchOp):
@@ -355,6 +370,7 @@ class _Loader:
             )
 
     def _load_matmul(self, op: MatmulOp) -> None:
+        _refuse_overlap(op, op.d, [op.a, op.b, *([op.bias] if op.bias is not None else [])])
         plan = op.plan_op()
         if plan is None:
             raise LumirDiagnosticError(
@@ -382,6 +398,7 @@ class _Loader:
         self.launches.append(built.run)
 
     def _load_launch(self, op: LaunchOp) -> None:
+        _refuse_overlap(op, op.output, list(op.inputs))
         kernel_name = op.kernel.data
         inputs = [self._view(value, self.buffers[value]) for value in op.inputs]
         output = self._view(op.output, self.buffers[op.output])
@@ -393,6 +410,15 @@ class _Loader:
             ) from None
         failure = op_diagnostic(op, f'kernel "{kernel_name}" failed')
         self.launches.append(_kernel_launch(kernel, inputs, output, failure))
+
+
+def _refuse_overlap(op: Operation, written: SSAValue, read: Sequence[SSAValue]) -> None:
+    """A kernel may not write bytes it reads (views make that possible in verified IR)."""
+    for value in read:
+        if overlap(written, value):
+            raise LumirDiagnosticError(
+                [op_diagnostic(op, f"'{op.name}' writes bytes it also reads (through a view)")]
+            )
 
 
 def _workspace_size(plan: PlanOp) -> int:

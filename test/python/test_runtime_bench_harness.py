@@ -25,14 +25,15 @@ def _rows(folder: Path) -> dict[tuple[str, str, str], dict[str, str]]:
 
 def test_a_cpu_run_writes_every_candidate_with_a_status(tmp_path: Path) -> None:
     modes = "eager,eager-graph,lumir-direct,lumir-direct-replay,lumir"
-    argv = ["--device", "cpu", "--workloads", "chain,llama", "--llama-shape", "tiny"]
+    argv = ["--device", "cpu", "--workloads", "chain,layer,llama", "--llama-shape", "tiny"]
     argv += ["--chain-hidden", "64", "--seqs", "6,decode", "--modes", modes]
     argv += ["--iters", "3", "--out", str(tmp_path)]
     assert main(argv) == 0
     rows = _rows(tmp_path)
     # decode is a llama workload only; every (workload, mode) pair has a row.
-    assert {(w, s) for w, s, _ in rows} == {("chain", "6"), ("llama", "6"), ("llama", "decode")}
-    assert len(rows) == 3 * 5
+    workloads = {(w, s) for w, s, _ in rows}
+    assert workloads == {("chain", "6"), ("layer", "6"), ("llama", "6"), ("llama", "decode")}
+    assert len(rows) == 4 * 5
     assert rows[("chain", "6", "eager")]["status"] == "ok"
     assert rows[("chain", "6", "eager-graph")]["reason"] == (
         "eager-graph: CUDA graphs need a CUDA device"
@@ -41,6 +42,9 @@ def test_a_cpu_run_writes_every_candidate_with_a_status(tmp_path: Path) -> None:
     assert direct["status"] == "ok" and int(direct["calls"]) == 3
     # lumir computes the module's own function on its weights: bf16-close to eager.
     assert float(direct["max_abs_err_vs_eager"]) < 0.1
+    # The hl Llama layer is transformers' LlamaDecoderLayer, to bf16 rounding.
+    layer = rows[("layer", "6", "lumir-direct")]
+    assert layer["status"] == "ok" and float(layer["max_abs_err_vs_eager"]) < 0.05
     assert rows[("llama", "decode", "lumir-direct")]["status"] == "skipped"
     assert rows[("llama", "decode", "eager")]["max_abs_err_vs_eager"] == "0.0"
     table = (tmp_path / "table.md").read_text()

@@ -1,5 +1,5 @@
-// RUN: lumir-opt %s -p lower-to-cublaslt-rt --split-input-file | filecheck %s
-// RUN: lumir-opt %s -p lower-to-cublaslt-rt,lower-to-cublaslt-rt --split-input-file | filecheck %s
+// RUN: lumir-opt %s -p "lower-to-cublaslt-rt{share_buffers=false}" --split-input-file | filecheck %s
+// RUN: lumir-opt %s -p "lower-to-cublaslt-rt{share_buffers=false},lower-to-cublaslt-rt" --split-input-file | filecheck %s
 
 // Every hl op that fusion left becomes an alloc for its result and a launch of that
 // op, its properties becoming the launch's params; hl.constant becomes a constant

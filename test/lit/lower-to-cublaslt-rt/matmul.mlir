@@ -1,5 +1,5 @@
-// RUN: lumir-opt %s -p lower-to-cublaslt-rt --split-input-file | filecheck %s
-// RUN: lumir-opt %s -p lower-to-cublaslt-rt --split-input-file --print-debuginfo | filecheck %s --check-prefix=LOC
+// RUN: lumir-opt %s -p "lower-to-cublaslt-rt{share_buffers=false}" --split-input-file | filecheck %s
+// RUN: lumir-opt %s -p "lower-to-cublaslt-rt{share_buffers=false}" --split-input-file --print-debuginfo | filecheck %s --check-prefix=LOC
 
 // Each cublaslt.matmul becomes a module-level plan with its whole descriptor, an alloc
 // for D and a cublaslt_rt.matmul naming the plan; tensors become buffers of the same

@@ -1,0 +1,118 @@
+"""The buffer plan: intermediates whose lifetimes do not overlap share memory.
+
+After bufferization every intermediate of a function is its own `cublaslt_rt.alloc`,
+so a program holds every value it ever computes at once. The plan places them instead
+in one arena, `%arena = cublaslt_rt.alloc : memref<Nxi8>`, each intermediate becoming a
+`cublaslt_rt.view` of it at a byte offset, so that two values share bytes only when one
+is dead before the other is first written.
+
+- Lifetimes are op positions in the function's body: from the alloc to the last op that
+  reads or writes the buffer or any view of it (a reshape view keeps its source alive).
+- Placement is first-fit in program order: each buffer takes the lowest offset, aligned
+  to `ALIGNMENT` bytes, that clears every buffer still live at its alloc; ties cannot
+  arise, so the same function always gets the same plan.
+- Function arguments, constants and every buffer a result is (or is a view of) are
+  never placed: the caller owns arguments and reads results after the call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import MemRefType, i8
+from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.rewriter import Rewriter
+
+from lumir.diagnostics import copy_location
+from lumir.dialects.cublaslt_rt import AllocOp, ConstantOp, ViewOp, buffer_bytes, byte_range
+
+ALIGNMENT = 256
+"""Every placed buffer starts on a 256-byte boundary: what cuBLASLt's fastest kernels
+want of their pointers (and what torch's CUDA allocator gives a fresh tensor)."""
+
+
+@dataclass(frozen=True)
+class Placement:
+    """One intermediate in the arena: bytes [offset, offset + size), live until op `last`."""
+
+    alloc: AllocOp
+    offset: int
+    size: int
+    last: int
+
+
+def _aligned(size: int) -> int:
+    return -(-size // ALIGNMENT) * ALIGNMENT
+
+
+def _last_use(value: SSAValue, position: dict[Operation, int]) -> int:
+    """The last op position that touches `value` or a view of it."""
+    last = position[value.owner] if isinstance(value.owner, Operation) else -1
+    for use in value.uses:
+        last = max(last, position[use.operation])
+        if isinstance(use.operation, ViewOp):
+            last = max(last, _last_use(use.operation.result, position))
+    return last
+
+
+def _returned_roots(func: FuncOp) -> set[SSAValue]:
+    roots: set[SSAValue] = set()
+    for op in func.body.block.ops:
+        if isinstance(op, ReturnOp):
+            roots.update(byte_range(value)[0] for value in op.arguments)
+    return roots
+
+
+def plan_buffers(func: FuncOp) -> tuple[int, list[Placement]]:
+    """The arena size and each placed intermediate's offset, in program order."""
+    ops = list(func.body.block.ops)
+    position = {op: index for index, op in enumerate(ops)}
+    returned = _returned_roots(func)
+    live: list[Placement] = []
+    placements: list[Placement] = []
+    arena = 0
+    for index, op in enumerate(ops):
+        if not isinstance(op, AllocOp) or op.memref in returned:
+            continue
+        size = _aligned(buffer_bytes(op.memref.type))
+        if size == 0:
+            continue
+        live = [p for p in live if p.last >= index]
+        offset = 0
+        for other in sorted(live, key=lambda p: p.offset):
+            if offset + size <= other.offset:
+                break
+            offset = max(offset, other.offset + other.size)
+        placement = Placement(op, offset, size, _last_use(op.memref, position))
+        live.append(placement)
+        placements.append(placement)
+        arena = max(arena, offset + size)
+    return arena, placements
+
+
+def share_buffers(func: FuncOp) -> None:
+    """Rewrite `func`'s intermediates into views of one arena, as `plan_buffers` places them."""
+    size, placements = plan_buffers(func)
+    if not placements:
+        return
+    block = func.body.block
+    arena = AllocOp(MemRefType(i8, [size]))
+    arena.memref.name_hint = "arena"
+    copy_location(func, arena)
+    block.insert_op_before(arena, block.first_op)
+    for placement in placements:
+        alloc = placement.alloc
+        assert isinstance(alloc.memref.type, MemRefType)
+        view = ViewOp(arena.memref, placement.offset, alloc.memref.type)
+        copy_location(alloc, view)
+        Rewriter.replace_op(alloc, view)
+
+
+def allocated_bytes(func: FuncOp) -> int:
+    """Bytes a loaded program of `func` allocates: its arguments, allocs and constants."""
+    total = sum(buffer_bytes(arg.type) for arg in func.body.block.args)  # type: ignore[arg-type]
+    for op in func.body.block.ops:
+        if isinstance(op, AllocOp | ConstantOp):
+            total += buffer_bytes(op.memref.type)  # type: ignore[arg-type]
+    return total
