@@ -13,8 +13,9 @@ the file's length.
 It also closes gaps of xDSL's parser that a person would hit:
 
 - a property of the wrong kind in custom syntax (`{approximate = 3}`) fails inside the
-  op's constructor with a `VerifyException` that carries no position; it is re-raised
-  as a parse error at the op;
+  op's constructor with a `VerifyException` that carries no position, and a literal out
+  of its type's range (`dense<1000> : tensor<2xi8>`) with a `ValueError`; both are
+  re-raised as parse errors at the op;
 - xDSL prints non-finite floats in dense literals as MLIR does, as hex bit patterns
   (`dense<0xff800000> : tensor<f32>` is -inf), but reads a hex element back as an
   integer; hex elements of a float tensor are read as bit patterns here;
@@ -161,7 +162,7 @@ class LocatedParser(Parser):
         self._depth += 1
         try:
             op = super().parse_operation()
-        except VerifyException as error:
+        except (VerifyException, ValueError) as error:  # from op and attribute constructors
             self.raise_error(str(error), at_position=span)
         finally:
             self._depth -= 1

@@ -192,7 +192,7 @@ def test_bad_input(case: dict, outcomes: dict[str, tuple[dict, dict]]) -> None:
     if "at" in case:
         prefix = re.escape(f"{run['name']}:{case['at']}")
         column = r"\d+" if case["at"].endswith(":") else ""  # "L:" accepts any column
-        located = rf"^{prefix}{column}: error: \S.*{re.escape(expect)}"
+        located = rf"^{prefix}{column}: error: (?=\S).*{re.escape(expect)}"
         assert re.search(located, outcome["stderr"], re.MULTILINE), context
     elif expect:
         assert expect in outcome["stderr"], context
