@@ -1,20 +1,30 @@
 """Located diagnostics: what lumir tells a person when their IR is wrong.
 
 MLIR reports `file:line:col: error: message`; lumir does the same. The parser records
-each op's source position as a `FileLineColLoc` (see `lumir.tools.located_parser`), passes
-copy the location of the op they replace onto the ops they create, and every error a user
-can cause is raised as a `LumirDiagnosticError` carrying one or more `Diagnostic`s, never
-as a bare Python exception.
+each op's source position as a `FileLineColLoc` (see `lumir.parsing`), passes copy the
+location of the op they replace onto the ops they create, and every error a user can
+cause is raised as a `LumirDiagnosticError` carrying one or more `Diagnostic`s, never as a
+bare Python exception.
+
+Remarks and warnings do not stop compilation, so they are not raised: a pass hands them
+to `emit`, which gives them to the driver collecting the current chunk's diagnostics
+(`collecting()`; lumir-opt prints them or matches them against `expected-remark`) and,
+with no driver listening, prints them to stderr.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import sys
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import FileLineColLoc
 from xdsl.ir import Operation
-from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.utils.exceptions import DiagnosticException, VerifyException
+
+from lumir.ir_checks import structural_problems
 
 
 @dataclass(frozen=True)
@@ -78,11 +88,16 @@ def copy_location(source: Operation, *targets: Operation) -> None:
 
 
 def verify_module(module: Operation) -> list[Diagnostic]:
-    """Verify every op of `module`, returning one located diagnostic per failing op.
+    """Verify `module`, returning one located diagnostic per problem.
 
-    xDSL's `verify()` stops at the first failure; a person fixing a file wants them all.
+    First the structure (`lumir.ir_checks`: every value defined before its uses, no
+    duplicate symbols): op verifiers assume it, so when it is broken only those problems
+    are reported. Then every op's own verifier. xDSL's `verify()` stops at the first
+    failure; a person fixing a file wants them all.
     """
-    problems: list[Diagnostic] = []
+    problems = [op_diagnostic(op, message) for op, message in structural_problems(module)]
+    if problems:
+        return problems
     for op in module.walk():
         try:
             op.verify(verify_nested_ops=False)
@@ -97,10 +112,24 @@ def _verify_messages(error: VerifyException) -> list[str]:
     return [line for line in message.splitlines() if line.strip()] or [message]
 
 
-def parse_error_diagnostic(error: ParseError, line_offset: int) -> Diagnostic:
-    """A located diagnostic for a parse error (xDSL reports it as a source span)."""
-    location = error.span.get_location()
-    return Diagnostic(
-        error.msg,
-        SourceLocation(location.file, location.line + line_offset, location.col),
-    )
+_collector: ContextVar[list[Diagnostic] | None] = ContextVar("lumir_diagnostics", default=None)
+
+
+def emit(diagnostic: Diagnostic) -> None:
+    """Report a remark or warning: to the active `collecting()` block, else to stderr."""
+    collected = _collector.get()
+    if collected is None:
+        print(str(diagnostic), file=sys.stderr)
+    else:
+        collected.append(diagnostic)
+
+
+@contextmanager
+def collecting() -> Iterator[list[Diagnostic]]:
+    """Collect every diagnostic `emit`ted inside the block into the list it yields."""
+    collected: list[Diagnostic] = []
+    token = _collector.set(collected)
+    try:
+        yield collected
+    finally:
+        _collector.reset(token)

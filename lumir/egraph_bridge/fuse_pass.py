@@ -11,7 +11,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block
 from xdsl.passes import ModulePass
 
-from lumir.diagnostics import Diagnostic, LumirDiagnosticError, op_diagnostic
+from lumir.diagnostics import Diagnostic, LumirDiagnosticError, emit, op_diagnostic
 from lumir.egraph_bridge.block_fusion import BlockOutcome, FuseConfig, RejectedCall, fuse_block
 from lumir.egraph_bridge.decoder import CyclicSelectionError
 from lumir.egraph_bridge.encoder import has_call
@@ -126,7 +126,7 @@ def _blocks(func: FuncOp) -> list[Block]:
 
 def _print_rejections(outcome: BlockOutcome) -> None:
     for rejected in outcome.rejected:
-        print(_rejection_diagnostic(rejected), file=sys.stderr)
+        emit(_rejection_diagnostic(rejected))
 
 
 def _rejection_diagnostic(rejected: RejectedCall) -> Diagnostic:

@@ -1,4 +1,4 @@
-"""The default pipeline: what `torch.compile(backend="lumir")` runs."""
+"""The default pipeline: every pass of the compiler, from `hl` to `cublaslt_rt`, in order."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass
+from xdsl.passes import ModulePass, PassPipeline
 
-from lumir.diagnostics import Diagnostic, LumirDiagnosticError
+from lumir.diagnostics import Diagnostic, LumirDiagnosticError, verify_module
 from lumir.passes import available_passes
 
 PIPELINE = (
@@ -23,14 +23,20 @@ PIPELINE = (
 
 @dataclass(frozen=True)
 class LumirPipelinePass(ModulePass):
-    """Run the whole compiler: canonicalize, lower to cublaslt, fuse, verify, lower to runtime."""
+    """Run the whole compiler: canonicalize, lower to cublaslt, fuse, verify, lower to runtime.
+
+    It is a pipeline, not one opaque pass: `stages()` is its list of passes, which
+    lumir-opt and lumir-run run one by one (so `--print-ir-after-all` prints after
+    each and `--disable-verify` applies to each). Applied directly, it runs the stages
+    and verifies the IR after each one, raising located diagnostics.
+    """
 
     name = "lumir-pipeline"
 
     stop_after: str | None = None
     """Stop after this pass of the pipeline (for inspecting the IR in between)."""
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
+    def __post_init__(self) -> None:
         if self.stop_after is not None and self.stop_after not in PIPELINE:
             raise LumirDiagnosticError(
                 [
@@ -40,9 +46,23 @@ class LumirPipelinePass(ModulePass):
                     )
                 ]
             )
+
+    def stages(self) -> tuple[ModulePass, ...]:
+        """The passes this pipeline runs, up to `stop_after`."""
+        names = PIPELINE
+        if self.stop_after is not None:
+            names = PIPELINE[: PIPELINE.index(self.stop_after) + 1]
         passes = available_passes()
-        for pass_name in PIPELINE:
-            passes[pass_name]()().apply(ctx, op)
-            op.verify()
-            if pass_name == self.stop_after:
-                return
+        return tuple(passes[name]()() for name in names)
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PassPipeline(self.stages(), _verify_after).apply(ctx, op)
+
+
+def _verify_after(done: ModulePass | None, module: ModuleOp, _next: ModulePass | None) -> None:
+    if done is None:
+        return
+    problems = verify_module(module)
+    if problems:
+        header = Diagnostic(f"IR after pass '{done.name}' does not verify")
+        raise LumirDiagnosticError([header, *problems])

@@ -110,7 +110,7 @@ def _run_op(op: Operation, operands: list[torch.Tensor]) -> torch.Tensor:
         ) from None
     try:
         return kernel(*operands)
-    except RuntimeError as error:
+    except (RuntimeError, IndexError) as error:  # IndexError: an embedding index out of range
         raise LumirDiagnosticError(
             [op_diagnostic(op, f"torch cannot run '{op.name}': {error}")]
         ) from error

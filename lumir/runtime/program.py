@@ -28,7 +28,6 @@ from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Operation, SSAValue
 
-from lumir.context import lumir_context
 from lumir.cublaslt_enums import DataType
 from lumir.diagnostics import Diagnostic, LumirDiagnosticError, op_diagnostic
 from lumir.dialects.cublaslt import MatmulDescriptor
@@ -53,6 +52,7 @@ from lumir.runtime.buffers import (
 )
 from lumir.runtime.hl_torch import IntoKernel, UnknownKernelError, bind_into_kernel
 from lumir.runtime.interpreter import Signature, check_inputs, find_function, signature
+from lumir.runtime.limits import check_function_sizes
 from lumir.runtime.reference_gemm import ReferenceGemmPlan
 
 if TYPE_CHECKING:
@@ -188,7 +188,8 @@ def load(
             and device. The program reads it in place and `__call__` no longer takes it.
 
     Raises:
-        LumirDiagnosticError: the module does not verify, or an op cannot be loaded
+        LumirDiagnosticError: the module does not verify, a buffer is larger than
+            `LUMIR_MAX_BUFFER_BYTES` (`lumir.runtime.limits`), or an op cannot be loaded
             (e.g. a plan whose layouts reach past their buffers), located at the op.
         DeviceUnavailableError: CUDA was asked for but torch or nvmath cannot provide it.
         StaticInputError: a static input does not fit its argument.
@@ -202,6 +203,7 @@ def load(
         if problems:
             raise LumirDiagnosticError(problems)
     func = find_function(module, function)
+    check_function_sizes(func)  # before any buffer exists
     target = torch.device(device)
     if target.type == "cuda":
         factory, target = _cuda_plan_factory(target, _largest_workspace(module))
@@ -219,15 +221,9 @@ def load(
 
 
 def _parse(text: str) -> ModuleOp:
-    from xdsl.utils.exceptions import ParseError
+    from lumir.parsing import parse_module_text
 
-    from lumir.diagnostics import parse_error_diagnostic
-    from lumir.tools.located_parser import LocatedParser
-
-    try:
-        return LocatedParser(lumir_context(), text, "<string>").parse_module()
-    except ParseError as error:
-        raise LumirDiagnosticError([parse_error_diagnostic(error, 0)]) from None
+    return parse_module_text(text, "<string>")
 
 
 def _cpu_plan(

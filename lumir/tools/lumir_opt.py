@@ -19,49 +19,19 @@ from io import StringIO
 from typing import IO
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass, PassPipeline
 from xdsl.printer import Printer
-from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
-from lumir.context import lumir_context
-from lumir.diagnostics import (
-    Diagnostic,
-    LumirDiagnosticError,
-    parse_error_diagnostic,
-    verify_module,
-)
+from lumir.diagnostics import Diagnostic, LumirDiagnosticError
 from lumir.passes import available_passes, pass_summary
-from lumir.tools.located_parser import LocatedParser
-
-SPLIT_MARKER = "// -----"
-
-
-@dataclass
-class Chunk:
-    """One `--split-input-file` piece of the input and the line it starts on."""
-
-    text: str
-    line_offset: int
-
-
-def split_chunks(text: str, split: bool) -> list[Chunk]:
-    """Split the input at `// -----` lines, remembering each piece's first line."""
-    if not split:
-        return [Chunk(text, 0)]
-    chunks: list[Chunk] = []
-    offset = 0
-    for piece in text.split(SPLIT_MARKER):
-        chunks.append(Chunk(piece, offset))
-        offset += piece.count("\n")
-    return chunks
-
-
-class ChunkFailed(Exception):
-    """A chunk produced diagnostics; carries them to the driver."""
-
-    def __init__(self, diagnostics: list[Diagnostic]):
-        super().__init__()
-        self.diagnostics = diagnostics
+from lumir.tools.driver import (
+    SPLIT_MARKER,
+    CompileSettings,
+    build_pipeline,
+    closed_stdout,
+    compile_chunk,
+    read_input,
+    split_chunks,
+)
 
 
 @dataclass
@@ -77,52 +47,6 @@ class Options:
     print_ir_after_all: bool
     print_debuginfo: bool
     disable_verify: bool
-
-
-def build_pipeline(spec: str) -> tuple[ModulePass, ...]:
-    """Parse a `-p` pipeline spec, turning xDSL's errors into located diagnostics."""
-    try:
-        return PassPipeline.parse_spec(available_passes(), spec).passes
-    except LumirDiagnosticError:
-        raise
-    except Exception as error:  # xDSL raises ValueError/TypeError/Exception for bad specs
-        known = ", ".join(available_passes())
-        raise LumirDiagnosticError(
-            [Diagnostic(f"invalid pass pipeline '{spec}': {error} (available passes: {known})")]
-        ) from None
-
-
-def process_chunk(chunk: Chunk, name: str, options: Options, passes: Sequence[ModulePass]) -> str:
-    """Parse, verify, transform and print one chunk; raise ChunkFailed with diagnostics."""
-    ctx = lumir_context()
-    try:
-        module = LocatedParser(ctx, chunk.text, name, chunk.line_offset).parse_module()
-    except ParseError as error:
-        raise ChunkFailed([parse_error_diagnostic(error, chunk.line_offset)]) from None
-    except (VerifyException, DiagnosticException) as error:
-        raise ChunkFailed([Diagnostic(f"{name}: {str(error).strip()}")]) from None
-
-    if not options.disable_verify:
-        problems = verify_module(module)
-        if problems:
-            raise ChunkFailed(problems)
-
-    for index, module_pass in enumerate(passes):
-        try:
-            module_pass.apply(ctx, module)
-        except LumirDiagnosticError as error:
-            raise ChunkFailed(error.diagnostics) from None
-        except VerifyException as error:
-            raise ChunkFailed([Diagnostic(f"{module_pass.name}: {error}")]) from None
-        if not options.disable_verify:
-            problems = verify_module(module)
-            if problems:
-                header = Diagnostic(f"IR after pass '{module_pass.name}' does not verify")
-                raise ChunkFailed([header, *problems])
-        if options.print_ir_after_all and index + 1 < len(passes):
-            print(f"// -----// IR Dump After {module_pass.name} //----- //", file=sys.stderr)
-            print(render(module, options), file=sys.stderr)
-    return render(module, options)
 
 
 def render(module: ModuleOp, options: Options) -> str:
@@ -249,49 +173,55 @@ def make_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def read_input(path: str | None) -> tuple[str, str]:
-    """The input's text and the name diagnostics use for it."""
-    if path is None or path == "-":
-        return sys.stdin.read(), "<stdin>"
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read(), path
-    except OSError as error:
-        raise LumirDiagnosticError(
-            [Diagnostic(f"cannot read input file '{path}': {error.strerror}")]
-        ) from None
-    except UnicodeDecodeError:
-        raise LumirDiagnosticError([Diagnostic(f"input file '{path}' is not UTF-8 text")]) from None
-
-
 def run(options: Options, stdout: IO[str]) -> int:
     """Run lumir-opt; return the exit code."""
     text, name = read_input(options.input_file)
     passes = build_pipeline(options.passes)
+    settings = CompileSettings(
+        verify=not options.disable_verify,
+        after_pass=_dump_after(options) if options.print_ir_after_all else None,
+    )
     outputs: list[str] = []
     failures: list[str] = []
     for chunk in split_chunks(text, options.split_input_file):
-        expectations = (
-            parse_expectations(chunk.text, chunk.line_offset) if options.verify_diagnostics else []
-        )
-        try:
-            outputs.append(process_chunk(chunk, name, options, passes))
-            diagnostics: list[Diagnostic] = []
-        except ChunkFailed as failed:
-            diagnostics = failed.diagnostics
+        compiled = compile_chunk(chunk, name, passes, settings)
+        if compiled.module is not None:
+            outputs.append(render(compiled.module, options))
         if options.verify_diagnostics:
-            failures.extend(check_diagnostics(diagnostics, expectations, name))
-        else:
-            failures.extend(str(d) for d in diagnostics)
+            expectations = parse_expectations(chunk.text, chunk.line_offset)
+            failures.extend(check_diagnostics(compiled.diagnostics, expectations, name))
+            continue
+        for diagnostic in compiled.diagnostics:
+            if diagnostic.severity == "error":
+                failures.append(str(diagnostic))
+            else:
+                print(diagnostic, file=sys.stderr)
     output = f"{SPLIT_MARKER}\n".join(outputs)
     if options.output_file and not failures:
-        with open(options.output_file, "w", encoding="utf-8") as handle:
-            handle.write(output)
+        _write_output(options.output_file, output)
     else:
         stdout.write(output)
     for failure in failures:
         print(failure, file=sys.stderr)
     return 1 if failures else 0
+
+
+def _dump_after(options: Options):
+    def dump(pass_name: str, module: ModuleOp) -> None:
+        print(f"// -----// IR Dump After {pass_name} //----- //", file=sys.stderr)
+        print(render(module, options), file=sys.stderr)
+
+    return dump
+
+
+def _write_output(path: str, output: str) -> None:
+    try:
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(output)
+    except OSError as error:
+        raise LumirDiagnosticError(
+            [Diagnostic(f"cannot write output file '{path}': {error.strerror}")]
+        ) from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -304,6 +234,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for diagnostic in error.diagnostics:
             print(f"lumir-opt: {diagnostic}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # the reader of stdout went away (`lumir-opt ... | head`)
+        return closed_stdout()
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ input is a located `file:line:col: error:` diagnostic, never a traceback.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from collections.abc import Sequence
@@ -28,27 +29,28 @@ from dataclasses import dataclass
 from typing import IO
 
 import torch
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import SSAValue
-from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
-from lumir.context import lumir_context
-from lumir.diagnostics import (
-    Diagnostic,
-    LumirDiagnosticError,
-    SourceLocation,
-    op_diagnostic,
-    parse_error_diagnostic,
-    verify_module,
-)
+from lumir.diagnostics import Diagnostic, LumirDiagnosticError, op_diagnostic
 from lumir.dialects.hl import EmbeddingOp
 from lumir.runtime import DeviceUnavailableError, interpret, load
 from lumir.runtime.buffers import UnsupportedTypeError, shaped_type_parts, torch_dtype
-from lumir.runtime.interpreter import find_function
-from lumir.tools.located_parser import LocatedParser
-from lumir.tools.lumir_opt import Chunk, build_pipeline, read_input, split_chunks
+from lumir.runtime.interpreter import find_function, signature
+from lumir.runtime.limits import check_function_sizes
+from lumir.tools.driver import (
+    Chunk,
+    CompiledChunk,
+    CompileSettings,
+    build_pipeline,
+    closed_stdout,
+    compile_chunk,
+    read_input,
+    split_chunks,
+)
 
+DEVICES = ("cpu", "cuda")
 DEFAULT_PIPELINE = "lumir-pipeline"
 
 DEFAULT_TOLERANCES: dict[torch.dtype, tuple[float, float]] = {
@@ -79,6 +81,7 @@ class Options:
     split_input_file: bool
     disable_verify: bool
     no_cuda_graph: bool
+    equal_nan: bool
 
 
 @dataclass(frozen=True)
@@ -109,21 +112,6 @@ class ChunkFailed(Exception):
     def __init__(self, diagnostics: list[Diagnostic]):
         super().__init__()
         self.diagnostics = diagnostics
-
-
-def parse_chunk(chunk: Chunk, name: str, verify: bool) -> ModuleOp:
-    """Parse (and verify) one chunk, raising ChunkFailed with located diagnostics."""
-    try:
-        module = LocatedParser(lumir_context(), chunk.text, name, chunk.line_offset).parse_module()
-    except ParseError as error:
-        raise ChunkFailed([parse_error_diagnostic(error, chunk.line_offset)]) from None
-    except (VerifyException, DiagnosticException) as error:
-        raise ChunkFailed([Diagnostic(str(error).strip(), SourceLocation(name, 0, 0))]) from None
-    if verify:
-        problems = verify_module(module)
-        if problems:
-            raise ChunkFailed(problems)
-    return module
 
 
 def random_inputs(func: FuncOp, seed: int) -> list[torch.Tensor]:
@@ -192,20 +180,30 @@ def compare(
     actual: torch.Tensor,
     expected: torch.Tensor,
     tolerance: tuple[float, float],
+    equal_nan: bool = False,
 ) -> Comparison:
-    """Compare one result with the reference: max abs error against atol + rtol * max|y|."""
+    """Compare one result with the reference: max abs error against atol + rtol * max|y|.
+
+    Non-finite values are compared as `torch.testing.assert_close` compares them: equal
+    infinities match, and NaN matches NaN only with `equal_nan`; any other difference
+    involving a non-finite value is an infinite error. The scale max|y| is taken over
+    the reference's finite values.
+    """
     rtol, atol = tolerance
     if actual.shape != expected.shape or actual.dtype != expected.dtype:
         note = f"the program returns {list(actual.shape)} {actual.dtype}".replace("torch.", "")
         return Comparison(index, type_text, 0.0, 0.0, rtol, atol, False, note)
     x = actual.detach().cpu().to(torch.float64)
     y = expected.detach().cpu().to(torch.float64)
-    both_nan = torch.isnan(x) & torch.isnan(y)
-    error = torch.where(both_nan, torch.zeros_like(x), (x - y).abs())
-    error = torch.nan_to_num(error, nan=float("inf"))
+    same = x == y
+    if equal_nan:
+        same |= torch.isnan(x) & torch.isnan(y)
+    error = torch.where(same, torch.zeros_like(x), (x - y).abs())
+    error = torch.nan_to_num(error, nan=math.inf)
     max_abs = float(error.max()) if error.numel() else 0.0
-    scale = float(torch.nan_to_num(y.abs(), nan=0.0).max()) if y.numel() else 0.0
-    max_rel = max_abs / scale if scale > 0 else (0.0 if max_abs == 0 else float("inf"))
+    finite = y[torch.isfinite(y)].abs()
+    scale = float(finite.max()) if finite.numel() else 0.0
+    max_rel = max_abs / scale if scale > 0 else (0.0 if max_abs == 0 else math.inf)
     ok = max_abs <= atol + rtol * scale
     return Comparison(index, type_text, max_abs, max_rel, rtol, atol, ok)
 
@@ -216,11 +214,14 @@ def run_chunk(
     """Compile (or take) the program, run it and the reference on one input, and report.
 
     Raises ChunkFailed (or LumirDiagnosticError) with located diagnostics when the chunk
-    cannot be run or a result differs from the reference.
+    cannot be run or a result differs from the reference. Sizes and signatures are
+    checked before anything is allocated.
     """
     program_module, reference_module = prepare_modules(chunk, name, reference, options)
     reference_func = find_function(reference_module, options.function)
     function = reference_func.sym_name.data
+    check_function_sizes(reference_func)
+    _check_signatures(find_function(program_module, function), reference_func)
     try:
         inputs = random_inputs(reference_func, options.seed)
     except UnsupportedTypeError as error:
@@ -238,27 +239,58 @@ def prepare_modules(
 
     With `--reference`, the input is the program (passes run only if `-p` is given);
     otherwise the input is the reference and `-p` (default lumir-pipeline) compiles it.
+    Both go through the driver lumir-opt uses (`lumir.tools.driver`).
     """
-    verify = not options.disable_verify
-    program_module = parse_chunk(chunk, name, verify)
+    settings = CompileSettings(verify=not options.disable_verify, keep_input=reference is None)
     if reference is not None:
-        reference_module = parse_chunk(reference[0], reference[1], verify)
+        reference_module = _compiled(compile_chunk(*reference, (), settings))
         spec = options.passes or ""
     else:
-        reference_module = program_module.clone()
         spec = options.passes if options.passes is not None else DEFAULT_PIPELINE
+    compiled = compile_chunk(chunk, name, build_pipeline(spec), settings)
+    program_module = _compiled(compiled)
+    if reference is None:
+        assert compiled.input_module is not None
+        reference_module = compiled.input_module
     _refuse_lowered_reference(reference_module)
-    for module_pass in build_pipeline(spec):
-        try:
-            module_pass.apply(lumir_context(), program_module)
-        except VerifyException as error:
-            raise ChunkFailed([Diagnostic(f"{module_pass.name}: {error}")]) from None
-        if verify:
-            problems = verify_module(program_module)
-            if problems:
-                header = Diagnostic(f"IR after pass '{module_pass.name}' does not verify")
-                raise ChunkFailed([header, *problems])
     return program_module, reference_module
+
+
+def _compiled(compiled: CompiledChunk) -> ModuleOp:
+    """The chunk's module, after printing its remarks; ChunkFailed with its errors."""
+    for diagnostic in compiled.diagnostics:
+        if diagnostic.severity != "error":
+            print(diagnostic, file=sys.stderr)
+    if compiled.module is None:
+        raise ChunkFailed(compiled.errors)
+    return compiled.module
+
+
+def _check_signatures(program: FuncOp, reference: FuncOp) -> None:
+    """Refuse a program whose arguments are not the reference's, before allocating."""
+    arguments = [*program.body.block.args, *reference.body.block.args]
+    if not all(isinstance(arg.type, TensorType | MemRefType) for arg in arguments):
+        return  # not a function on tensors or buffers: the loader says what it is
+    try:
+        program_signature, reference_signature = signature(program), signature(reference)
+    except UnsupportedTypeError:
+        return  # an element type the runtime lacks: the loader names it, located
+    if program_signature != reference_signature:
+        raise ChunkFailed(
+            [
+                op_diagnostic(
+                    program,
+                    f"@{program.sym_name.data} takes {_describe(program_signature)}, but the "
+                    f"reference takes {_describe(reference_signature)}",
+                ),
+                op_diagnostic(reference, "the reference function is here", "note"),
+            ]
+        )
+
+
+def _describe(parts: Sequence[tuple[tuple[int, ...], torch.dtype]]) -> str:
+    text = ", ".join(f"{list(shape)} {dtype}".replace("torch.", "") for shape, dtype in parts)
+    return f"({text})"
 
 
 def run_program(
@@ -308,7 +340,9 @@ def report(
             options.rtol if options.rtol is not None else rtol,
             options.atol if options.atol is not None else atol,
         )
-        comparisons.append(compare(index, str(result_types[index]), got, want, tolerance))
+        comparisons.append(
+            compare(index, str(result_types[index]), got, want, tolerance, options.equal_nan)
+        )
     for comparison in comparisons:
         print(comparison.line(), file=out)
     failed = [c for c in comparisons if not c.ok]
@@ -398,13 +432,18 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument("--function", help="the function to run (default: the only one)")
     parser.add_argument(
         "--device",
-        choices=("cpu", "cuda"),
-        default=os.environ.get("LUMIR_DEVICE", "cpu"),
+        choices=DEVICES,
+        default=None,
         help="executor: the CPU reference or cuBLASLt (default: $LUMIR_DEVICE or cpu)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs")
-    parser.add_argument("--rtol", type=float, help="relative tolerance (default: by dtype)")
-    parser.add_argument("--atol", type=float, help="absolute tolerance (default: by dtype)")
+    parser.add_argument("--seed", type=_seed, default=0, help="seed of the random inputs")
+    parser.add_argument("--rtol", type=_tolerance, help="relative tolerance (default: by dtype)")
+    parser.add_argument("--atol", type=_tolerance, help="absolute tolerance (default: by dtype)")
+    parser.add_argument(
+        "--equal-nan",
+        action="store_true",
+        help="count NaN in the program where the reference has NaN as a match",
+    )
     parser.add_argument(
         "--split-input-file",
         action="store_true",
@@ -423,12 +462,54 @@ def make_parser() -> argparse.ArgumentParser:
     return parser
 
 
+SEED_RANGE = (0, 2**64 - 1)
+"""The seeds torch's generator accepts."""
+
+
+def _seed(text: str) -> int:
+    try:
+        seed = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
+    low, high = SEED_RANGE
+    if not low <= seed <= high:
+        raise argparse.ArgumentTypeError(f"{seed} is not in [{low}, {high}]")
+    return seed
+
+
+def _tolerance(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"{text} is not a finite, non-negative number")
+    return value
+
+
+def default_device() -> str:
+    """`$LUMIR_DEVICE`, checked like `--device` is, or cpu."""
+    device = os.environ.get("LUMIR_DEVICE", "").strip() or "cpu"
+    if device not in DEVICES:
+        raise LumirDiagnosticError(
+            [
+                Diagnostic(
+                    f"LUMIR_DEVICE='{device}' is not a device lumir runs on ({', '.join(DEVICES)})"
+                )
+            ]
+        )
+    return device
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `lumir-run` console script."""
     args = make_parser().parse_args(argv)
-    options = Options(**vars(args))
     try:
-        return run(options, sys.stdout)
+        if args.device is None:
+            args.device = default_device()
+        return run(Options(**vars(args)), sys.stdout)
+    except BrokenPipeError:  # the reader of stdout went away (`lumir-run ... | head`)
+        return closed_stdout()
     except LumirDiagnosticError as error:
         for diagnostic in error.diagnostics:
             print(f"lumir-run: {diagnostic}", file=sys.stderr)

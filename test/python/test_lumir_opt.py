@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from xdsl.utils.lexer import Input, Span
 
+from lumir.parsing import LineTable
 from lumir.passes import PASS_MODULES
 from lumir.tools import pass_docs
 
@@ -92,3 +95,28 @@ def test_pass_docs_are_generated_from_docstrings() -> None:
     assert checked_in == pass_docs.render(), (
         "docs/passes.md is stale: python -m lumir.tools.pass_docs > docs/passes.md"
     )
+
+
+def test_runtime_and_passes_never_import_the_tools() -> None:
+    """The located parser and the driver's helpers live below the tools (issue 9)."""
+    offenders = []
+    for folder in ("runtime", "passes"):
+        for path in sorted((REPO / "lumir" / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text())):
+                names = []
+                if isinstance(node, ast.Import):
+                    names = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom):
+                    names = [node.module or ""]
+                offenders += [f"{path.name}: {n}" for n in names if n.startswith("lumir.tools")]
+    assert offenders == []
+
+
+def test_line_table_agrees_with_xdsl_locations() -> None:
+    """The bisected line table gives the line:col xDSL's own newline count gives."""
+    text = "a\n\nbc d\n  e\nf"
+    table = LineTable(text, "t.mlir", line_offset=3)
+    for offset in range(len(text)):
+        expected = Span(offset, offset + 1, Input(text, "t.mlir")).get_location()
+        where = table.location(offset)
+        assert (where.line, where.column) == (expected.line + 3, expected.col)

@@ -1,0 +1,401 @@
+// 200 nested modules: deeper than lumir reads
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+builtin.module {
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
