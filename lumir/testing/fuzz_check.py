@@ -28,8 +28,11 @@ from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.str_enum import StrEnum
 
 from lumir.context import lumir_context
+from lumir.diagnostics import LumirDiagnosticError, verify_module
 from lumir.dialects.cublaslt import MatmulDescriptor
 from lumir.dialects.cublaslt_rt import PlanOp
+from lumir.passes.pipeline import LumirPipelinePass
+from lumir.runtime import load
 from lumir.testing.fuzz_programs import Program, TensorSpec
 from lumir.testing.fuzz_reference import (
     TORCH_DTYPES,
@@ -38,6 +41,7 @@ from lumir.testing.fuzz_reference import (
     random_inputs,
     within_bound,
 )
+from lumir.tools.located_parser import LocatedParser
 
 Compiler = Callable[[Context, ModuleOp], ModuleOp]
 """Compiles a parsed hl module down to cublaslt_rt (lumir-pipeline, or a test's
@@ -65,8 +69,6 @@ class CheckResult:
 
 def lumir_pipeline(ctx: Context, module: ModuleOp) -> ModuleOp:
     """The compiler under test: the `lumir-pipeline` pass, run in place."""
-    from lumir.passes.pipeline import LumirPipelinePass
-
     LumirPipelinePass().apply(ctx, module)
     return module
 
@@ -84,8 +86,6 @@ def check(
     try:
         module = compiler(ctx, module)
         plans = tuple(op.descriptor() for op in module.ops if isinstance(op, PlanOp))
-        from lumir.runtime import load
-
         inputs = random_inputs(program, input_seed)
         results = load(module, "cpu")(*inputs)
     except DiagnosticException as error:
@@ -102,9 +102,6 @@ def check(
 
 
 def _parse(ctx: Context, text: str) -> ModuleOp:
-    from lumir.diagnostics import LumirDiagnosticError, verify_module
-    from lumir.tools.located_parser import LocatedParser
-
     module = LocatedParser(ctx, text, "fuzz.mlir").parse_module()
     problems = verify_module(module)
     if problems:

@@ -217,15 +217,10 @@ def _weight_scale(k: int) -> float:
 
 def _activation_input(b: _Builder, shape: tuple[int, ...], dtype: str) -> Node:
     """The first product's lhs: stored as is, transposed, or with a batch dim permuted in."""
-    forms = ("plain", "transposed", "permuted") if len(shape) > 2 else ("plain", "transposed")
-    form = b.draw.choice(forms)
-    if form == "plain":
-        return b.argument("x", shape, dtype)
-    if form == "transposed":
-        stored = (*shape[:-2], shape[-1], shape[-2])
-        return b.transpose(b.argument("x", stored, dtype), _swap_last_two(len(shape)))
-    # [M, *batch, K] stored, permuted to [*batch, M, K]: a transpose no GEMM flag can read.
     rank = len(shape)
+    if rank == 2 or b.draw.choice(("stored", "permuted")) == "stored":
+        return b.matrix_argument("x", shape, dtype)
+    # [M, *batch, K] stored, permuted to [*batch, M, K]: a transpose no GEMM flag can read.
     stored = (shape[-2], *shape[:-2], shape[-1])
     return b.transpose(b.argument("x", stored, dtype), (*range(1, rank - 1), 0, rank - 1))
 
