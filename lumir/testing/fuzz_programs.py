@@ -166,8 +166,8 @@ class _Builder:
     arguments: list[Node] = field(default_factory=list)
     body: list[Node] = field(default_factory=list)
     computed: list[Node] = field(default_factory=list)
-    """The activation input, products and epilogue results: what a skip connection or an
-    extra output may read."""
+    """The activation input, residuals, products and epilogue results: what a skip
+    connection or an extra output may read."""
     has_gram: bool = False
 
     def argument(self, role: str, shape: tuple[int, ...], dtype: str, scale: float = 1.0) -> Node:
@@ -286,7 +286,7 @@ def _epilogue_step(b: _Builder, y: Node, program_dtype: str) -> Node:
     steps: list[tuple[str, Callable[[], Node]]] = [
         ("scale", lambda: _scale(b, y)),
         ("bias", lambda: _ordered_add(b, y, b.argument("b", (spec.shape[-1],), spec.dtype))),
-        ("residual", lambda: _ordered_add(b, y, b.argument("r", spec.shape, spec.dtype))),
+        ("residual", lambda: _residual(b, y)),
         ("relu", lambda: b.op("relu", [y], spec)),
         ("gelu-tanh", lambda: b.op("gelu", [y], spec, approximate="tanh")),
         ("gelu-exact", lambda: b.op("gelu", [y], spec, approximate="none")),
@@ -324,6 +324,14 @@ def _scale(b: _Builder, y: Node) -> Node:
 
 def _ordered_add(b: _Builder, y: Node, other: Node) -> Node:
     return b.add(y, other) if b.draw.choice((False, True)) is False else b.add(other, y)
+
+
+def _residual(b: _Builder, y: Node) -> Node:
+    """y + R, R a new argument of y's type that later steps may also read or return: a
+    returned f32 cast of R is what makes the f32-C form of the cast fusion worth it."""
+    residual = b.argument("r", y.result.shape, y.result.dtype)
+    b.computed.append(residual)
+    return _ordered_add(b, y, residual)
 
 
 def _broadcast_residual(b: _Builder, y: Node) -> Node:
