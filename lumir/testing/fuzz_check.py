@@ -74,9 +74,18 @@ def lumir_pipeline(ctx: Context, module: ModuleOp) -> ModuleOp:
 
 
 def check(
-    program: Program, input_seed: int = 0, compiler: Compiler = lumir_pipeline
+    program: Program,
+    input_seed: int = 0,
+    compiler: Compiler = lumir_pipeline,
+    device: str = "cpu",
 ) -> CheckResult:
-    """Compile, run and compare `program` on the inputs drawn from `input_seed`."""
+    """Compile, run on `device` and compare `program` on the inputs from `input_seed`.
+
+    The bound assumes f32 accumulation and a GELU epilogue as exact as torch's, which
+    the CPU executor gives. On "cuda", cuBLASLt's GELU epilogue was measured to match
+    the tanh form to about 5e-6 (docs/design.md), beyond the f32 bound, so an f32 GELU
+    mismatch there is expected and not by itself a miscompile.
+    """
     ctx = lumir_context()
     try:
         module = _parse(ctx, program.text())
@@ -87,12 +96,13 @@ def check(
         module = compiler(ctx, module)
         plans = tuple(op.descriptor() for op in module.ops if isinstance(op, PlanOp))
         inputs = random_inputs(program, input_seed)
-        results = load(module, "cpu")(*inputs)
+        returned = load(module, device)(*inputs)
     except DiagnosticException as error:
         return CheckResult(Outcome.REFUSAL, str(error).strip(), plans)
     except Exception as error:
         return CheckResult(Outcome.CRASH, _describe(error), plans)
-    results = results if isinstance(results, tuple) else (results,)
+    returned = returned if isinstance(returned, tuple) else (returned,)
+    results = tuple(result.cpu() for result in returned)
     expected = evaluate(program, inputs)
     specs = [program.node(name).result for name in program.outputs]
     problem = _compare(results, expected, specs)

@@ -5,15 +5,15 @@ so it can be printed as `hl` text (the reproducer a failure shows, ready to past
 `lumir-opt -p lumir-pipeline`) and evaluated without any of lumir's code
 (`lumir.testing.fuzz_reference`).
 
-What the generator covers: f32, f16 and bf16; 2-D, batched (`[B, M, K] @ [B, K, N]`)
-and Linear-shaped (`[B, M, K] @ [K, N]`) products, written as `hl.matmul`,
-`hl.linear` (with or without bias) or `hl.addmm`, and a value times its own transpose;
-transposed and permuted operands, transposed and reshaped intermediates; scaling by a 0-d
-constant on either side; bias, same-shape and broadcast residual adds (the product
-being the smaller, broadcast operand too) and skip connections; relu, tanh and exact
-gelu; casts to f32 and back; chains of up to three products; extra returned values, so
-intermediates have several consumers (DESIGN.md's bug: a product read by a residual
-add and by a cast); sizes that include 1, 3 and 17.
+What the generator covers: f32, f16 and bf16; 2-D, batched (`[B, M, K] @ [B, K, N]`) and
+Linear-shaped (`[B, M, K] @ [K, N]`) products, written as `hl.matmul`, `hl.linear` (with
+or without bias) or `hl.addmm`, and a value times its own transpose; transposed and
+permuted operands, transposed and reshaped intermediates; scaling by a 0-d constant on
+either side; bias, same-shape and broadcast residual adds (the product being the
+smaller, broadcast operand too) and skip connections; relu, tanh and exact gelu; casts
+to f32 and back; chains of up to three products; extra returned values, so intermediates
+have several consumers (the motivating bug of docs/design.md: a product read by a
+residual add and by a cast); sizes that include 1, 3 and 17.
 
 The generator is written once, against `Draw` (two methods for random choices), and has
 two drivers: `program_strategy()` for hypothesis, which shrinks a failing program
