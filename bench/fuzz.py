@@ -62,18 +62,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="the run's seed")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     parser.add_argument(
+        "--device", default="cpu", help="cpu (the reference executor) or cuda (cuBLASLt)"
+    )
+    parser.add_argument(
         "--index", type=int, help="run only this program of the seed and print it, pass or fail"
     )
     args = parser.parse_args(argv)
     if args.count < 0 or args.jobs < 1:
         parser.error("--count must be >= 0 and --jobs >= 1")
     if args.index is not None:
-        record = run_seeded(args.seed, args.index)
+        record = run_seeded(args.seed, args.index, args.device)
         _print_record(record, args.seed)
         return 0 if record.outcome == Outcome.MATCH else 1
 
     start = time.perf_counter()
-    records = run_many(args.seed, args.count, args.jobs)
+    records = run_many(args.seed, args.count, args.jobs, args.device)
     elapsed = time.perf_counter() - start
 
     failures = [r for r in records if r.outcome != Outcome.MATCH]

@@ -28,8 +28,11 @@ from xdsl.utils.exceptions import DiagnosticException
 from xdsl.utils.str_enum import StrEnum
 
 from lumir.context import lumir_context
+from lumir.diagnostics import LumirDiagnosticError, verify_module
 from lumir.dialects.cublaslt import MatmulDescriptor
 from lumir.dialects.cublaslt_rt import PlanOp
+from lumir.passes.pipeline import LumirPipelinePass
+from lumir.runtime import load
 from lumir.testing.fuzz_programs import Program, TensorSpec
 from lumir.testing.fuzz_reference import (
     TORCH_DTYPES,
@@ -38,6 +41,7 @@ from lumir.testing.fuzz_reference import (
     random_inputs,
     within_bound,
 )
+from lumir.tools.located_parser import LocatedParser
 
 Compiler = Callable[[Context, ModuleOp], ModuleOp]
 """Compiles a parsed hl module down to cublaslt_rt (lumir-pipeline, or a test's
@@ -65,16 +69,23 @@ class CheckResult:
 
 def lumir_pipeline(ctx: Context, module: ModuleOp) -> ModuleOp:
     """The compiler under test: the `lumir-pipeline` pass, run in place."""
-    from lumir.passes.pipeline import LumirPipelinePass
-
     LumirPipelinePass().apply(ctx, module)
     return module
 
 
 def check(
-    program: Program, input_seed: int = 0, compiler: Compiler = lumir_pipeline
+    program: Program,
+    input_seed: int = 0,
+    compiler: Compiler = lumir_pipeline,
+    device: str = "cpu",
 ) -> CheckResult:
-    """Compile, run and compare `program` on the inputs drawn from `input_seed`."""
+    """Compile, run on `device` and compare `program` on the inputs from `input_seed`.
+
+    The bound assumes f32 accumulation and a GELU epilogue as exact as torch's, which
+    the CPU executor gives. On "cuda", cuBLASLt's GELU epilogue was measured to match
+    the tanh form to about 5e-6 (docs/design.md), beyond the f32 bound, so an f32 GELU
+    mismatch there is expected and not by itself a miscompile.
+    """
     ctx = lumir_context()
     try:
         module = _parse(ctx, program.text())
@@ -84,15 +95,14 @@ def check(
     try:
         module = compiler(ctx, module)
         plans = tuple(op.descriptor() for op in module.ops if isinstance(op, PlanOp))
-        from lumir.runtime import load
-
         inputs = random_inputs(program, input_seed)
-        results = load(module, "cpu")(*inputs)
+        returned = load(module, device)(*inputs)
     except DiagnosticException as error:
         return CheckResult(Outcome.REFUSAL, str(error).strip(), plans)
     except Exception as error:
         return CheckResult(Outcome.CRASH, _describe(error), plans)
-    results = results if isinstance(results, tuple) else (results,)
+    returned = returned if isinstance(returned, tuple) else (returned,)
+    results = tuple(result.cpu() for result in returned)
     expected = evaluate(program, inputs)
     specs = [program.node(name).result for name in program.outputs]
     problem = _compare(results, expected, specs)
@@ -102,9 +112,6 @@ def check(
 
 
 def _parse(ctx: Context, text: str) -> ModuleOp:
-    from lumir.diagnostics import LumirDiagnosticError, verify_module
-    from lumir.tools.located_parser import LocatedParser
-
     module = LocatedParser(ctx, text, "fuzz.mlir").parse_module()
     problems = verify_module(module)
     if problems:

@@ -5,15 +5,15 @@ so it can be printed as `hl` text (the reproducer a failure shows, ready to past
 `lumir-opt -p lumir-pipeline`) and evaluated without any of lumir's code
 (`lumir.testing.fuzz_reference`).
 
-What the generator covers: f32, f16 and bf16; 2-D, batched (`[B, M, K] @ [B, K, N]`)
-and Linear-shaped (`[B, M, K] @ [K, N]`) products, written as `hl.matmul`,
-`hl.linear` (with or without bias) or `hl.addmm`, and a value times its own transpose;
-transposed and permuted operands, transposed and reshaped intermediates; scaling by a 0-d
-constant on either side; bias, same-shape and broadcast residual adds (the product
-being the smaller, broadcast operand too) and skip connections; relu, tanh and exact
-gelu; casts to f32 and back; chains of up to three products; extra returned values, so
-intermediates have several consumers (DESIGN.md's bug: a product read by a residual
-add and by a cast); sizes that include 1, 3 and 17.
+What the generator covers: f32, f16 and bf16; 2-D, batched (`[B, M, K] @ [B, K, N]`) and
+Linear-shaped (`[B, M, K] @ [K, N]`) products, written as `hl.matmul`, `hl.linear` (with
+or without bias) or `hl.addmm`, and a value times its own transpose; transposed and
+permuted operands, transposed and reshaped intermediates; scaling by a 0-d constant on
+either side; bias, same-shape and broadcast residual adds (the product being the
+smaller, broadcast operand too) and skip connections; relu, tanh and exact gelu; casts
+to f32 and back; chains of up to three products; extra returned values, so intermediates
+have several consumers (the motivating bug of docs/design.md: a product read by a
+residual add and by a cast); sizes that include 1, 3 and 17.
 
 The generator is written once, against `Draw` (two methods for random choices), and has
 two drivers: `program_strategy()` for hypothesis, which shrinks a failing program
@@ -166,8 +166,8 @@ class _Builder:
     arguments: list[Node] = field(default_factory=list)
     body: list[Node] = field(default_factory=list)
     computed: list[Node] = field(default_factory=list)
-    """The activation input, products and epilogue results: what a skip connection or an
-    extra output may read."""
+    """The activation input, residuals, products and epilogue results: what a skip
+    connection or an extra output may read."""
     has_gram: bool = False
 
     def argument(self, role: str, shape: tuple[int, ...], dtype: str, scale: float = 1.0) -> Node:
@@ -217,15 +217,10 @@ def _weight_scale(k: int) -> float:
 
 def _activation_input(b: _Builder, shape: tuple[int, ...], dtype: str) -> Node:
     """The first product's lhs: stored as is, transposed, or with a batch dim permuted in."""
-    forms = ("plain", "transposed", "permuted") if len(shape) > 2 else ("plain", "transposed")
-    form = b.draw.choice(forms)
-    if form == "plain":
-        return b.argument("x", shape, dtype)
-    if form == "transposed":
-        stored = (*shape[:-2], shape[-1], shape[-2])
-        return b.transpose(b.argument("x", stored, dtype), _swap_last_two(len(shape)))
-    # [M, *batch, K] stored, permuted to [*batch, M, K]: a transpose no GEMM flag can read.
     rank = len(shape)
+    if rank == 2 or b.draw.choice(("stored", "permuted")) == "stored":
+        return b.matrix_argument("x", shape, dtype)
+    # [M, *batch, K] stored, permuted to [*batch, M, K]: a transpose no GEMM flag can read.
     stored = (shape[-2], *shape[:-2], shape[-1])
     return b.transpose(b.argument("x", stored, dtype), (*range(1, rank - 1), 0, rank - 1))
 
@@ -291,7 +286,7 @@ def _epilogue_step(b: _Builder, y: Node, program_dtype: str) -> Node:
     steps: list[tuple[str, Callable[[], Node]]] = [
         ("scale", lambda: _scale(b, y)),
         ("bias", lambda: _ordered_add(b, y, b.argument("b", (spec.shape[-1],), spec.dtype))),
-        ("residual", lambda: _ordered_add(b, y, b.argument("r", spec.shape, spec.dtype))),
+        ("residual", lambda: _residual(b, y)),
         ("relu", lambda: b.op("relu", [y], spec)),
         ("gelu-tanh", lambda: b.op("gelu", [y], spec, approximate="tanh")),
         ("gelu-exact", lambda: b.op("gelu", [y], spec, approximate="none")),
@@ -329,6 +324,14 @@ def _scale(b: _Builder, y: Node) -> Node:
 
 def _ordered_add(b: _Builder, y: Node, other: Node) -> Node:
     return b.add(y, other) if b.draw.choice((False, True)) is False else b.add(other, y)
+
+
+def _residual(b: _Builder, y: Node) -> Node:
+    """y + R, R a new argument of y's type that later steps may also read or return: a
+    returned f32 cast of R is what makes the f32-C form of the cast fusion worth it."""
+    residual = b.argument("r", y.result.shape, y.result.dtype)
+    b.computed.append(residual)
+    return _ordered_add(b, y, residual)
 
 
 def _broadcast_residual(b: _Builder, y: Node) -> Node:

@@ -78,11 +78,11 @@ def input_seed(seed: int, index: int) -> int:
     return random.Random(f"lumir-fuzz-inputs/{seed}/{index}").getrandbits(63)
 
 
-def run_seeded(seed: int, index: int) -> FuzzRecord:
+def run_seeded(seed: int, index: int, device: str = "cpu") -> FuzzRecord:
     """Generate, compile, run and judge program `index` of the run with `seed`."""
     program = random_program(seed, index)
     inputs = input_seed(seed, index)
-    result = check(program, inputs)
+    result = check(program, inputs, device=device)
     return FuzzRecord(
         index,
         inputs,
@@ -99,17 +99,17 @@ def _one_thread() -> None:
     torch.set_num_threads(1)
 
 
-def _run_pair(pair: tuple[int, int]) -> FuzzRecord:
-    return run_seeded(*pair)
+def _run_task(task: tuple[int, int, str]) -> FuzzRecord:
+    return run_seeded(*task)
 
 
-def run_many(seed: int, count: int, jobs: int = 1) -> list[FuzzRecord]:
+def run_many(seed: int, count: int, jobs: int = 1, device: str = "cpu") -> list[FuzzRecord]:
     """Programs 0..count-1 of the run with `seed`, in index order, on `jobs` processes."""
-    pairs = [(seed, index) for index in range(count)]
+    tasks = [(seed, index, device) for index in range(count)]
     if jobs <= 1:
         _one_thread()
-        return [_run_pair(pair) for pair in pairs]
+        return [_run_task(task) for task in tasks]
     # spawn, not fork: each worker imports torch and egglog afresh instead of inheriting
-    # the parent's threads and locks.
+    # the parent's threads and locks (and CUDA context).
     with multiprocessing.get_context("spawn").Pool(jobs, initializer=_one_thread) as pool:
-        return list(pool.imap(_run_pair, pairs, chunksize=4))
+        return list(pool.imap(_run_task, tasks, chunksize=4))

@@ -58,7 +58,8 @@ def relative_error(
 ) -> float:
     """Compile the chain in a fresh process with PYTHONHASHSEED=seed; its relative error
     against the f32 module (the IR goes to `dump` when given)."""
-    env = dict(os.environ, PYTHONHASHSEED=str(seed), PYTHONPATH=str(ROOT))
+    path = os.pathsep.join(e for e in (str(ROOT), os.environ.get("PYTHONPATH", "")) if e)
+    env = dict(os.environ, PYTHONHASHSEED=str(seed), PYTHONPATH=path)
     done = subprocess.run(
         [sys.executable, "-c", PROGRAM, str(hidden), str(seq), precision, device, dump],
         env=env,

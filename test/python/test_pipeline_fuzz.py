@@ -4,9 +4,9 @@ run and match float64.
 Hypothesis draws programs from `lumir.testing.fuzz_programs` (derandomized, so CI runs
 the same programs every time), each is compiled with lumir-pipeline, run on the CPU
 executor and compared with the fuzzer's own float64 evaluation and error bound; any
-outcome other than a match fails with the program's hl text as the reproducer, shrunk
-by hypothesis. The other tests show that the judge can fail: a compiler that returns
-wrong numbers, DESIGN.md's miscompiled call, a crash and an internal error are each
+outcome other than a match fails with the program's hl text as the reproducer, shrunk by
+hypothesis. The other tests show that the judge can fail: a compiler that returns wrong
+numbers, the miscompiled call of docs/design.md, a crash and an internal error are each
 classified as such, never as a match. docs/fuzzing.md describes the fuzzer.
 """
 
@@ -27,8 +27,8 @@ from lumir.testing.fuzz_programs import Node, Program, TensorSpec, program_strat
 from lumir.testing.fuzz_run import run_many
 from lumir.tools.located_parser import LocatedParser
 
-FUZZ_EXAMPLES = 250
-"""About 50 s on one core of the CI machine (0.15 s a program); see docs/fuzzing.md."""
+FUZZ_EXAMPLES = 300
+"""About 50 s on one core (hypothesis draws smaller programs than bench/fuzz.py does)."""
 BUG_INPUT = Path(__file__).parents[1] / "lit" / "lumir-run" / "Inputs" / "residual-cast-bug.mlir"
 
 
@@ -52,7 +52,7 @@ def _argument(name: str, shape: tuple[int, ...], dtype: str, scale: float = 1.0)
 
 
 def residual_cast_block(dtype: str) -> Program:
-    """DESIGN.md's layer: f32(X W^T + R), its product read by the add alone."""
+    """The layer of docs/design.md's motivating bug: f32(X W^T + R)."""
     return Program(
         arguments=(
             _argument("x", (8, 16), dtype),
