@@ -2,7 +2,7 @@
 
 Launching a cuBLASLt call or a torch op from Python costs tens of microseconds of host
 time, more than a small GEMM takes on the GPU; replaying the same launches from a
-captured CUDA graph costs a few microseconds each (shared/gpu/README.md). The CUDA
+captured CUDA graph costs a few microseconds each (docs/design.md, runtime). The CUDA
 executor therefore runs a lowered program as a list of zero-argument launches over
 static buffers, captures them once and replays the graph on every call.
 
