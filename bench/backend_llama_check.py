@@ -54,6 +54,21 @@ def greedy(model, prompt: torch.Tensor, tokens: int = 16) -> list[int]:
     return out
 
 
+def _disagreement(
+    position: int, exact: torch.Tensor, eager: torch.Tensor, got: torch.Tensor
+) -> str:
+    """Why eager bf16 and lumir pick different tokens at `position`: the f32 reference's
+    margin between the two candidates, against the bf16 error of that row."""
+    lumir_token, eager_token = int(got[position].argmax()), int(eager[position].argmax())
+    margin = (exact[position, eager_token] - exact[position, lumir_token]).item()
+    row_error = (eager[position].float() - exact[position]).abs().max().item()
+    return (
+        f"position {position}: eager picks {eager_token}, lumir {lumir_token}; f32 reference "
+        f"margin {margin:+.3e}, f32 picks {int(exact[position].argmax())}, "
+        f"eager bf16 max row error {row_error:.3e}"
+    )
+
+
 @torch.no_grad()
 def main() -> int:
     start = time.perf_counter()
@@ -69,7 +84,8 @@ def main() -> int:
         exact = reference(ids, use_cache=False).logits
         eager = model(ids, use_cache=False).logits
         got = compiled(ids, use_cache=False).logits
-        agree = torch.equal(got.argmax(-1), eager.argmax(-1))
+        differ = (got.argmax(-1) != eager.argmax(-1)).flatten().nonzero().flatten()
+        agree = differ.numel() == 0
         eager_error = (eager.float() - exact).abs().mean().item()
         lumir_error = (got.float() - exact).abs().mean().item()
         ok = agree and lumir_error <= 1.5 * eager_error
@@ -79,6 +95,8 @@ def main() -> int:
             f"eager_bf16={eager_error:.4e} ratio={lumir_error / eager_error:.3f} "
             f"{'PASS' if ok else 'FAIL'}"
         )
+        for position in differ.tolist():
+            print("  " + _disagreement(position, exact[0], eager[0], got[0]))
     del reference
     torch.cuda.empty_cache()
 
