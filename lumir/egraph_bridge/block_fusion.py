@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from xdsl.ir import Block, Operation
 
+from lumir.egraph_bridge.class_types import MistypedClassError, check_class_types
 from lumir.egraph_bridge.decoder import decode, home_ops, input_nodes, needed_classes
 from lumir.egraph_bridge.egraph_view import ENode, read_egraph
 from lumir.egraph_bridge.encoder import encode_block
@@ -35,6 +36,15 @@ class RejectedCall:
     op: Operation | None
     made_by: tuple[str, ...]
     problems: tuple[str, ...]
+
+
+class MistypedFusionError(Exception):
+    """A rule left an e-class holding two types; `op` computes that class's value."""
+
+    def __init__(self, error: MistypedClassError, op: Operation | None):
+        super().__init__(str(error))
+        self.rules = error.rules
+        self.op = op
 
 
 @dataclass
@@ -70,7 +80,8 @@ def egglog_program(config: FuseConfig, facts: str) -> str:
 def fuse_block(block: Block, config: FuseConfig) -> BlockOutcome:
     """Rewrite `block` into its cheapest verified fused form and report what happened.
 
-    Raises `saturate.LimitReachedError` when a limit is hit (the block is unchanged).
+    Raises `saturate.LimitReachedError` when a limit is hit, and `MistypedFusionError`
+    when a rule merged values of different types (the block is unchanged either way).
     """
     start = time.perf_counter()
     encoded = encode_block(block)
@@ -87,6 +98,11 @@ def fuse_block(block: Block, config: FuseConfig) -> BlockOutcome:
     start = time.perf_counter()
     view = read_egraph(saturation.egraph, encoded)
     outcome.classes = len(view.classes)
+    homes = home_ops(view, encoded)
+    try:
+        check_class_types(view, encoded)
+    except MistypedClassError as error:
+        raise MistypedFusionError(error, homes.get(error.class_id)) from None
     inputs = input_nodes(view, encoded)
 
     def from_input(cls: int, node: ENode) -> bool:
@@ -94,7 +110,6 @@ def fuse_block(block: Block, config: FuseConfig) -> BlockOutcome:
 
     extraction = extract(view, needed_classes(view, encoded), from_input)
     outcome.cost, outcome.input_cost = extraction.cost, extraction.input_cost
-    homes = home_ops(view, encoded)
     outcome.rejected = [_rejected(r, homes) for r in extraction.rejected]
     outcome.seconds["extract"] = time.perf_counter() - start
 

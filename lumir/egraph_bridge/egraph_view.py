@@ -3,7 +3,8 @@
 egglog's `EGraph.freeze()` (present in egglog-python 13.2 and 14) lists every function's
 rows. This module turns the Tensor rows into `EClass`es of `ENode`s, flattening the
 helper sorts a call is built from (Call, Layout, Types, OptTensor) into each call node,
-and attaching the rules that proposed each call (`made-by`).
+and attaching the rules that built each node (`made-by` for calls, the generated
+`built-by-*` and `merged-by` facts for the rest, see provenance.py).
 
 egglog's class ids are internal and could differ between runs, so nothing downstream
 sees them. Every class gets a stable key instead: a class holding program values is
@@ -24,6 +25,7 @@ from xdsl.ir import Attribute
 
 from lumir.cublaslt_enums import DataType
 from lumir.egraph_bridge.encoder import EncodedBlock, tensor_type
+from lumir.egraph_bridge.provenance import TRACKED_CONSTRUCTORS, built_by_relation
 from lumir.egraph_bridge.terms import (
     TENSOR_CONSTRUCTORS,
     UNARY_WITH_FIELD,
@@ -65,6 +67,8 @@ class EClass:
     tensor_type: TensorType[Attribute] | None
     values: tuple[int, ...]
     nodes: list[ENode] = field(default_factory=list)
+    merged_by: tuple[str, ...] = ()
+    """Rules that merged an existing class into this one (`merged-by`)."""
 
 
 @dataclass
@@ -137,12 +141,21 @@ def _call_nodes(reader: _Reader) -> dict[object, list[tuple[CallFields, tuple[ob
     return calls
 
 
+def _rules_by_key(reader: _Reader, relation: str) -> dict[tuple[object, ...], tuple[str, ...]]:
+    """Rows of a provenance relation: its key columns -> the sorted rule names."""
+    rules: dict[tuple[object, ...], list[str]] = {}
+    for row in reader.rows(relation):
+        *key, rule = row.inputs
+        rules.setdefault(tuple(key), []).append(reader.string(rule))
+    return {key: tuple(sorted(names)) for key, names in rules.items()}
+
+
 def _raw_classes(reader: _Reader) -> dict[object, list[_RawNode]]:
     """Tensor class value -> its raw e-nodes (children still egglog values)."""
-    made_by: dict[object, list[str]] = {}
-    for row in reader.rows("made-by"):
-        call, rule = row.inputs
-        made_by.setdefault(call, []).append(reader.string(rule))
+    made_by = _rules_by_key(reader, "made-by")
+    built_by = {
+        kind: _rules_by_key(reader, built_by_relation(kind)) for kind in TRACKED_CONSTRUCTORS
+    }
     calls = _call_nodes(reader)
     classes: dict[object, list[_RawNode]] = {}
     for kind in TENSOR_CONSTRUCTORS:
@@ -151,14 +164,16 @@ def _raw_classes(reader: _Reader) -> dict[object, list[_RawNode]]:
             if kind == "Leaf":
                 nodes.append(_RawNode(kind, (reader.string(row.inputs[0]),), (), ()))
             elif kind == "Matmul":
-                rules = tuple(sorted(made_by.get(row.inputs[0], [])))
+                rules = made_by.get((row.inputs[0],), ())
                 for fields, children in calls[row.inputs[0]]:
                     nodes.append(_RawNode(kind, (fields,), children, rules))
             elif kind in UNARY_WITH_FIELD:
                 child, text = row.inputs
-                nodes.append(_RawNode(kind, (reader.string(text),), (child,), ()))
+                rules = built_by[kind].get(tuple(row.inputs), ())
+                nodes.append(_RawNode(kind, (reader.string(text),), (child,), rules))
             else:
-                nodes.append(_RawNode(kind, (), tuple(row.inputs), ()))
+                rules = built_by[kind].get(tuple(row.inputs), ())
+                nodes.append(_RawNode(kind, (), tuple(row.inputs), rules))
     return classes
 
 
@@ -235,6 +250,7 @@ def read_egraph(egraph: EGraph, encoded: EncodedBlock) -> EGraphView:
         for row in reader.rows("Ty")
     }
     types = {row.inputs[0]: ty_terms[row.output] for row in reader.rows("ty")}
+    merged_by = _rules_by_key(reader, "merged-by")
 
     ordered = sorted((cls for cls in raw if cls in keys), key=lambda c: _sort_key(keys[c]))
     number = {cls: i for i, cls in enumerate(ordered)}
@@ -246,7 +262,11 @@ def read_egraph(egraph: EGraph, encoded: EncodedBlock) -> EGraphView:
     for cls in ordered:
         values = tuple(values_of.get(cls, ()))
         eclass = EClass(
-            number[cls], keys[cls], _class_type(values, types.get(cls), encoded), values
+            number[cls],
+            keys[cls],
+            _class_type(values, types.get(cls), encoded),
+            values,
+            merged_by=merged_by.get((cls,), ()),
         )
         nodes = []
         for node in raw[cls]:

@@ -12,7 +12,13 @@ from xdsl.ir import Block
 from xdsl.passes import ModulePass
 
 from lumir.diagnostics import Diagnostic, LumirDiagnosticError, op_diagnostic
-from lumir.egraph_bridge.block_fusion import BlockOutcome, FuseConfig, RejectedCall, fuse_block
+from lumir.egraph_bridge.block_fusion import (
+    BlockOutcome,
+    FuseConfig,
+    MistypedFusionError,
+    RejectedCall,
+    fuse_block,
+)
 from lumir.egraph_bridge.decoder import CyclicSelectionError
 from lumir.egraph_bridge.encoder import has_call
 from lumir.egraph_bridge.extractor import ExtractionError
@@ -39,8 +45,9 @@ class CublasltFusePass(ModulePass):
     `iteration-limit` bound saturation per block (hitting one is an error naming it);
     `dump-egglog=PATH` writes each block's egglog program (`-` for stderr);
     `report-rejected=true` prints a remark for every call e-node the verifier refused,
-    naming the rule that proposed it; `unsafe-test-rules=unguarded-cast` also loads a
-    deliberately wrong rule, for tests of that refusal.
+    naming the rule that proposed it; `unsafe-test-rules=unguarded-cast` (or
+    `mistyped-merge`) also loads a deliberately wrong rule, for tests of that refusal (or
+    of the error naming a rule that merged two tensor types into one e-class).
     """
 
     name = "cublaslt-fuse"
@@ -90,6 +97,10 @@ class CublasltFusePass(ModulePass):
         except LimitReachedError as error:
             raise LumirDiagnosticError(
                 [op_diagnostic(func, f"{self.name}: {error.limit} reached: {error}")]
+            ) from None
+        except MistypedFusionError as error:
+            raise LumirDiagnosticError(
+                [op_diagnostic(error.op or func, f"{self.name}: internal error: {error}")]
             ) from None
         except (RuleProgramError, ExtractionError, CyclicSelectionError) as error:
             raise LumirDiagnosticError(

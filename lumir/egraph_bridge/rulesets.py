@@ -1,7 +1,8 @@
 """The rule families of `cublaslt-fuse`, their files, and the schedule that runs them.
 
 Each family is one `.egg` file under `rules/` declaring one egglog ruleset of the same
-name. `base.egg` (the term language and the `canon` ruleset) is always loaded. The
+name. `base.egg` (the term language) and `canon.egg` (the `canon` ruleset) are always
+loaded; every rule gets its provenance facts when loaded (`provenance.py`). The
 schedule is explicit: one iteration saturates `canon`, then runs each selected family
 once, in the order below; the pass repeats iterations until an iteration changes
 nothing (saturation) or a limit is hit.
@@ -12,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
+
+from lumir.egraph_bridge.provenance import declarations, with_provenance
 
 RULES_DIR = Path(__file__).resolve().parent / "rules"
 
@@ -27,7 +30,7 @@ FAMILIES: tuple[str, ...] = (
 )
 """Every rule family, in schedule order."""
 
-UNSAFE_TEST_RULES: tuple[str, ...] = ("unguarded-cast",)
+UNSAFE_TEST_RULES: tuple[str, ...] = ("unguarded-cast", "mistyped-merge")
 """Rules that are wrong on purpose, loaded only by tests (`unsafe-test-rules=`)."""
 
 
@@ -37,8 +40,8 @@ class UnknownRuleFamilyError(ValueError):
 
 @cache
 def rule_file_text(name: str) -> str:
-    """The text of `rules/<name>.egg` (read once per process)."""
-    return (RULES_DIR / f"{name}.egg").read_text(encoding="utf-8")
+    """The text of `rules/<name>.egg` as loaded: with its provenance facts (read once)."""
+    return with_provenance((RULES_DIR / f"{name}.egg").read_text(encoding="utf-8"))
 
 
 def select_families(families: Sequence[str], disable: Sequence[str]) -> tuple[str, ...]:
@@ -63,8 +66,8 @@ def select_test_rules(names: Sequence[str]) -> tuple[str, ...]:
 
 
 def rules_program(rulesets: Sequence[str]) -> str:
-    """base.egg followed by the rule files of `rulesets`."""
-    parts = [rule_file_text("base")]
+    """base.egg, the provenance relations, canon.egg, then the rule files of `rulesets`."""
+    parts = [rule_file_text("base"), declarations(), rule_file_text("canon")]
     parts.extend(rule_file_text(name) for name in rulesets)
     return "\n".join(parts)
 

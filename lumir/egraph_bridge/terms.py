@@ -13,17 +13,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-TENSOR_CONSTRUCTORS = (
-    "Leaf",
-    "Matmul",
-    "Add",
-    "Mul",
-    "Relu",
-    "Gelu",
-    "Cast",
-    "Transpose",
-    "Reshape",
-)
+TENSOR_SIGNATURES: dict[str, tuple[str, ...]] = {
+    "Leaf": ("String",),
+    "Matmul": ("GemmCall",),
+    "Add": ("Tensor", "Tensor"),
+    "Mul": ("Tensor", "Tensor"),
+    "Relu": ("Tensor",),
+    "Gelu": ("Tensor", "String"),
+    "Cast": ("Tensor", "String"),
+    "Transpose": ("Tensor", "String"),
+    "Reshape": ("Tensor", "String"),
+}
+"""Constructors of the `Tensor` sort and their argument sorts, as `rules/base.egg` has them."""
+
+TENSOR_CONSTRUCTORS = tuple(TENSOR_SIGNATURES)
 """Constructors of the `Tensor` sort: the e-nodes the extractor chooses among."""
 
 UNARY_WITH_FIELD = ("Gelu", "Cast", "Transpose", "Reshape")

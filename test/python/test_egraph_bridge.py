@@ -30,6 +30,7 @@ from lumir.cublaslt_enums import DataType, Epilogue
 from lumir.dialects import hl
 from lumir.dialects.cublaslt import MatmulDescriptor, MatmulOp
 from lumir.egraph_bridge.block_fusion import FuseConfig, egglog_program, fuse_block
+from lumir.egraph_bridge.class_types import node_type
 from lumir.egraph_bridge.cost_model import (
     DENSE_TENSOR_CORE_FLOPS,
     F32_INPUT_FLOPS,
@@ -38,8 +39,10 @@ from lumir.egraph_bridge.cost_model import (
     kernel_seconds,
     matmul_seconds,
 )
+from lumir.egraph_bridge.egraph_view import ENode
 from lumir.egraph_bridge.encoder import encode_block
 from lumir.egraph_bridge.fuse_pass import CublasltFusePass
+from lumir.egraph_bridge.provenance import with_provenance
 from lumir.egraph_bridge.rulesets import FAMILIES, RULES_DIR, UNSAFE_TEST_RULES
 from lumir.egraph_bridge.saturate import Limits, tensor_node_count
 from lumir.passes.cublaslt_builders import row_major_matmul, row_major_matmul_op
@@ -192,11 +195,11 @@ def test_dumped_program_runs_in_egglog() -> None:
 # --- rule files -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["base", *FAMILIES, *UNSAFE_TEST_RULES])
+@pytest.mark.parametrize("name", ["canon", *FAMILIES, *UNSAFE_TEST_RULES])
 def test_rule_files_declare_their_ruleset_and_comment_every_rule(name: str) -> None:
-    """Each family is one ruleset of its name (base.egg: canon); each rule is commented."""
+    """Each family is one ruleset of its name (canon.egg: canon); each rule is commented."""
     lines = (RULES_DIR / f"{name}.egg").read_text(encoding="utf-8").splitlines()
-    ruleset = "canon" if name == "base" else name
+    ruleset = name
     assert f"(ruleset {ruleset})" in lines
     rule_lines = [i for i, line in enumerate(lines) if line.startswith("(rule ")]
     assert rule_lines, f"{name}.egg has no rules"
@@ -380,7 +383,7 @@ def test_unguarded_rule_is_refused_and_named() -> None:
     spec = GraphSpec("bf16", 3, 8, 8, True, False, ("residual", "cast_f32"), False)
     guarded, unguarded = build_graph(spec), build_graph(spec)
     fuse_block(only_block(guarded), ALL)
-    config = FuseConfig((*FAMILIES, *UNSAFE_TEST_RULES), ALL.limits)
+    config = FuseConfig((*FAMILIES, "unguarded-cast"), ALL.limits)
     outcome = fuse_block(only_block(unguarded), config)
     assert render(unguarded) == render(guarded)
     assert [r.made_by for r in outcome.rejected] == [("unguarded-cast",)]
@@ -473,3 +476,32 @@ def test_choice_does_not_depend_on_rule_order() -> None:
     fuse_block(only_block(first), ALL)
     fuse_block(only_block(second), FuseConfig(tuple(reversed(FAMILIES)), ALL.limits))
     assert render(first) == render(second)
+
+
+# --- provenance and one type per class ---------------------------------------------------
+
+
+def test_provenance_names_every_node_a_rule_builds() -> None:
+    """Each built node and each class merge gets a fact naming the rule; lines stay put."""
+    text = (
+        '(rule ((= y (Add (Reshape m s) r)))\n      ((let rv (Reshape r "2x2"))\n'
+        '       (union y (Add m rv)) (union y m))\n      :ruleset batched :name "r")\n'
+    )
+    annotated = with_provenance(text)
+    assert '(built-by-Reshape r "2x2" "r")' in annotated
+    assert '(built-by-Add m rv "r")' in annotated
+    assert '(merged-by y "r")' in annotated
+    assert [line[:20] for line in annotated.splitlines()] == [
+        line[:20] for line in text.splitlines()
+    ]
+
+
+def test_node_type_refuses_an_ill_sized_reshape_and_broadcasts_adds() -> None:
+    """The checker's inference: reshapes keep the element count, adds broadcast."""
+    element = DataType.F32.element_type()
+    reshape = ENode("Reshape", ("2x2",), (0,), "k")
+    assert node_type(reshape, [TensorType(element, [2, 3, 2])]) is None
+    assert node_type(reshape, [TensorType(element, [4])]) == TensorType(element, [2, 2])
+    add = ENode("Add", (), (0, 1), "k")
+    both = [TensorType(element, [2, 1, 2]), TensorType(element, [2, 3, 2])]
+    assert node_type(add, both) == TensorType(element, [2, 3, 2])

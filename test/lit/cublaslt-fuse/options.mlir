@@ -47,7 +47,7 @@
 // FILE:      (run-schedule (repeat 32 (saturate (run canon)) (run bias)))
 
 // UNKNOWN: error: cublaslt-fuse: unknown rule family 'bogus' (known: transpose, alpha, residual, bias, relu, gelu, cast, batched)
-// UNSAFE:  error: cublaslt-fuse: unknown unsafe test rule 'bogus' (known: unguarded-cast)
+// UNSAFE:  error: cublaslt-fuse: unknown unsafe test rule 'bogus' (known: unguarded-cast, mistyped-merge)
 // ZERO:    error: cublaslt-fuse: iteration-limit must be at least 1, got 0
 func.func @bias_relu(%w: tensor<16x8xbf16>, %x: tensor<6x8xbf16>, %b: tensor<16xbf16>) -> tensor<6x16xbf16> {
   %mm = cublaslt.matmul %w, %x {
