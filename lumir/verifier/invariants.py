@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import NoneAttr, TensorType
 from xdsl.ir import Attribute
 
 from lumir.cublaslt_enums import DataType, Epilogue, Order, Transpose
-from lumir.dialects.cublaslt import MatmulDescriptor
+from lumir.matmul_descriptor import MatmulDescriptor
 from lumir.verifier.type_table import (
     TypeRow,
     find_row,
