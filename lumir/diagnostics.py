@@ -16,6 +16,8 @@ from xdsl.dialects.builtin import FileLineColLoc
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
+from lumir.verifier.invariants import FindingsVerifyException
+
 
 @dataclass(frozen=True)
 class SourceLocation:
@@ -93,6 +95,8 @@ def verify_module(module: Operation) -> list[Diagnostic]:
 
 
 def _verify_messages(error: VerifyException) -> list[str]:
+    if isinstance(error, FindingsVerifyException):
+        return list(error.findings)
     message = str(error.args[0]) if error.args else str(error)
     return [line for line in message.splitlines() if line.strip()] or [message]
 

@@ -43,11 +43,10 @@ from xdsl.irdl import (
     traits_def,
 )
 from xdsl.traits import Pure
-from xdsl.utils.exceptions import VerifyException
 
 from lumir.cublaslt_enums import ComputeType, DataType, Epilogue, Order, Transpose
 from lumir.matmul_descriptor import MatmulDescriptor
-from lumir.verifier import matmul_diagnostics
+from lumir.verifier import FindingsVerifyException, matmul_diagnostics
 
 
 @irdl_attr_definition
@@ -195,7 +194,7 @@ class MatmulOp(DescriptorProperties):
     def verify_(self) -> None:
         problems = matmul_diagnostics(self)
         if problems:
-            raise VerifyException("\n".join(str(p) for p in problems))
+            raise FindingsVerifyException(problems)
 
 
 def descriptor_from_properties(properties: Mapping[str, Attribute]) -> MatmulDescriptor:

@@ -24,6 +24,8 @@ from xdsl.ir import Attribute, SSAValue
 from lumir.matmul_descriptor import MatmulDescriptor
 from lumir.verifier.invariants import (
     INVARIANT_CHECKS,
+    FindingsVerifyException,
+    Invariant,
     MatmulCall,
     MatmulDiagnostic,
     check_matmul,
@@ -70,6 +72,8 @@ def _tensor_type(value: SSAValue) -> TensorType[Attribute]:
 __all__ = [
     "INVARIANT_CHECKS",
     "SUPPORTED_ROWS",
+    "FindingsVerifyException",
+    "Invariant",
     "MatmulCall",
     "MatmulDiagnostic",
     "MatmulOpLike",
