@@ -18,11 +18,11 @@ from xdsl.passes import PassPipeline
 from bench.workloads import chain_hl
 from lumir.context import lumir_context
 from lumir.dialects.cublaslt_rt import buffer_bytes
+from lumir.parsing import LocatedParser
 from lumir.passes import available_passes
 from lumir.passes.buffer_plan import allocated_bytes
 from lumir.passes.lower_to_cublaslt_rt import LowerToCublasltRtPass
 from lumir.passes.pipeline import PIPELINE
-from lumir.tools.located_parser import LocatedParser
 
 REPO = Path(__file__).resolve().parents[1]
 

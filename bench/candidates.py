@@ -193,9 +193,9 @@ def _lumir_direct(workload: Workload, device: torch.device, replay: bool) -> Pre
     if workload.hl_text is None or workload.direct_inputs is None:
         raise NotApplicable(f"lumir-direct: no hl text for {workload.family}")
     from lumir.context import lumir_context
+    from lumir.parsing import LocatedParser
     from lumir.passes.pipeline import LumirPipelinePass
     from lumir.runtime import load
-    from lumir.tools.located_parser import LocatedParser
 
     module = LocatedParser(lumir_context(), workload.hl_text, workload.name).parse_module()
     LumirPipelinePass().apply(lumir_context(), module)

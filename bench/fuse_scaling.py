@@ -27,8 +27,8 @@ from lumir.dialects.cublaslt import MatmulOp
 from lumir.egraph_bridge.block_fusion import FuseConfig, fuse_block
 from lumir.egraph_bridge.rulesets import FAMILIES
 from lumir.egraph_bridge.saturate import Limits
+from lumir.parsing import LocatedParser
 from lumir.passes.hl_to_cublaslt import HLToCublasltPass
-from lumir.tools.located_parser import LocatedParser
 
 HIDDEN = 2048
 INTERMEDIATE = 4 * HIDDEN

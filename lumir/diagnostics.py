@@ -25,6 +25,7 @@ from xdsl.ir import Operation
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from lumir.ir_checks import structural_problems
+from lumir.verifier.invariants import FindingsVerifyException
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,8 @@ def verify_module(module: Operation) -> list[Diagnostic]:
 
 
 def _verify_messages(error: VerifyException) -> list[str]:
+    if isinstance(error, FindingsVerifyException):
+        return list(error.findings)
     message = str(error.args[0]) if error.args else str(error)
     return [line for line in message.splitlines() if line.strip()] or [message]
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from xdsl.dialects.builtin import (
     AnyFloat,
@@ -44,9 +43,10 @@ from xdsl.irdl import (
     traits_def,
 )
 from xdsl.traits import Pure
-from xdsl.utils.exceptions import VerifyException
 
 from lumir.cublaslt_enums import ComputeType, DataType, Epilogue, Order, Transpose
+from lumir.matmul_descriptor import MatmulDescriptor
+from lumir.verifier import FindingsVerifyException, matmul_diagnostics
 
 
 @irdl_attr_definition
@@ -82,43 +82,6 @@ class TransposeAttr(EnumAttribute[Transpose], SpacedOpaqueSyntaxAttribute):
     """Whether an operand is read transposed, printed `#cublaslt<trans t>`."""
 
     name = "cublaslt.trans"
-
-
-@dataclass(frozen=True)
-class MatmulDescriptor:
-    """A cuBLASLt matmul descriptor and its four matrix layouts as plain Python data.
-
-    This is what executors, the cost model and the verifier consume: it has no xDSL
-    objects in it, so it is cheap to build, hash and compare.
-    """
-
-    transa: Transpose
-    transb: Transpose
-    order_a: Order
-    order_b: Order
-    order_c: Order
-    order_d: Order
-    m: int
-    n: int
-    k: int
-    lda: int
-    ldb: int
-    ldc: int
-    ldd: int
-    batch_count: int
-    stride_a: int
-    stride_b: int
-    stride_c: int
-    stride_d: int
-    a_dtype: DataType
-    b_dtype: DataType
-    c_dtype: DataType
-    d_dtype: DataType
-    compute_type: ComputeType
-    scale_type: DataType
-    alpha: float
-    beta: float
-    epilogue: Epilogue
 
 
 INT_FIELDS = (
@@ -229,11 +192,9 @@ class MatmulOp(DescriptorProperties):
         )
 
     def verify_(self) -> None:
-        from lumir.verifier import matmul_diagnostics
-
         problems = matmul_diagnostics(self)
         if problems:
-            raise VerifyException("\n".join(str(p) for p in problems))
+            raise FindingsVerifyException(problems)
 
 
 def descriptor_from_properties(properties: Mapping[str, Attribute]) -> MatmulDescriptor:

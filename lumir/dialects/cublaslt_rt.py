@@ -74,7 +74,14 @@ from lumir.dialects.cublaslt import (
     descriptor_from_properties,
     descriptor_properties,
 )
-from lumir.verifier import INVARIANT_CHECKS, MatmulCall, MatmulDiagnostic, find_row
+from lumir.verifier import (
+    INVARIANT_CHECKS,
+    FindingsVerifyException,
+    Invariant,
+    MatmulCall,
+    MatmulDiagnostic,
+    find_row,
+)
 
 DEFAULT_WORKSPACE_SIZE = 32 * 1024 * 1024
 """Workspace bytes a plan may use: cuBLASLt's documentation asks for 32 MiB on Hopper so
@@ -85,10 +92,17 @@ ALGORITHMS = ("heuristic",)
 """How a plan's algorithm is chosen. "heuristic": the first result of
 `cublasLtMatmulAlgoGetHeuristic` for the real buffers, asked once at load time."""
 
-PLAN_INVARIANTS = ("V1", "V2", "V3", "V7")
+PLAN_INVARIANTS = (Invariant.V1, Invariant.V2, Invariant.V3, Invariant.V7)
 """The invariants that read only the descriptor: a plan checks them."""
 
-BUFFER_INVARIANTS = ("V4", "V5", "V6", "V8", "V9", "V10")
+BUFFER_INVARIANTS = (
+    Invariant.V4,
+    Invariant.V5,
+    Invariant.V6,
+    Invariant.V8,
+    Invariant.V9,
+    Invariant.V10,
+)
 """The invariants that compare the descriptor with operands: a matmul checks them."""
 
 
@@ -200,7 +214,7 @@ class PlanOp(DescriptorProperties):
             )
         problems += _bias_dtype_problems(descriptor, self.bias_data_type())
         if problems:
-            raise VerifyException("\n".join(f"@{self.sym_name.data}: {p}" for p in problems))
+            raise FindingsVerifyException([f"@{self.sym_name.data}: {p}" for p in problems])
 
 
 def _int(attr: Attribute) -> int:
@@ -208,7 +222,7 @@ def _int(attr: Attribute) -> int:
     return attr.value.data
 
 
-def _run_invariants(ids: tuple[str, ...], call: MatmulCall) -> list[MatmulDiagnostic]:
+def _run_invariants(ids: tuple[Invariant, ...], call: MatmulCall) -> list[MatmulDiagnostic]:
     found: list[MatmulDiagnostic] = []
     for invariant, check in INVARIANT_CHECKS:
         if invariant in ids:
@@ -421,7 +435,7 @@ class MatmulOp(IRDLOperation):
                 f"the plan reads the bias as {bias_dtype}, but the bias buffer is {bias}"
             )
         if problems:
-            raise VerifyException("\n".join(f"{self.plan}: {p}" for p in problems))
+            raise FindingsVerifyException([f"{self.plan}: {p}" for p in problems])
 
 
 # --- other kernels ----------------------------------------------------------------------

@@ -20,7 +20,7 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute
 
 from lumir.cublaslt_enums import ComputeType, DataType
-from lumir.dialects.cublaslt import MatmulDescriptor
+from lumir.matmul_descriptor import MatmulDescriptor
 
 HBM_BYTES_PER_SECOND = 4.3e12
 """H200 HBM3e: 4.8 TB/s peak, about 4.3 TB/s reached by streaming kernels."""

@@ -17,8 +17,8 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute
 
 from lumir.cublaslt_enums import ComputeType, DataType, Epilogue, Order, Transpose
-from lumir.dialects.cublaslt import MatmulDescriptor
 from lumir.egraph_bridge.terms import CallFields
+from lumir.matmul_descriptor import MatmulDescriptor
 from lumir.passes.cublaslt_builders import dense_layout
 
 

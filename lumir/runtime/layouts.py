@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import torch
 
 from lumir.cublaslt_enums import DataType, Operand, Order, Transpose
-from lumir.dialects.cublaslt import MatmulDescriptor
+from lumir.matmul_descriptor import MatmulDescriptor
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from lumir.context import lumir_context
 from lumir.diagnostics import LumirDiagnosticError, verify_module
 from lumir.dialects.cublaslt import MatmulDescriptor
 from lumir.dialects.cublaslt_rt import PlanOp
+from lumir.parsing import LocatedParser
 from lumir.passes.pipeline import LumirPipelinePass
 from lumir.runtime import load
 from lumir.testing.fuzz_programs import Program, TensorSpec
@@ -41,7 +42,6 @@ from lumir.testing.fuzz_reference import (
     random_inputs,
     within_bound,
 )
-from lumir.tools.located_parser import LocatedParser
 
 Compiler = Callable[[Context, ModuleOp], ModuleOp]
 """Compiles a parsed hl module down to cublaslt_rt (lumir-pipeline, or a test's

@@ -16,13 +16,16 @@ and the concrete values that break it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, SSAValue
 
+from lumir.matmul_descriptor import MatmulDescriptor
 from lumir.verifier.invariants import (
     INVARIANT_CHECKS,
+    FindingsVerifyException,
+    Invariant,
     MatmulCall,
     MatmulDiagnostic,
     check_matmul,
@@ -30,11 +33,21 @@ from lumir.verifier.invariants import (
 )
 from lumir.verifier.type_table import SUPPORTED_ROWS, TypeRow, find_row
 
-if TYPE_CHECKING:
-    from lumir.dialects.cublaslt import MatmulOp
+
+class MatmulOpLike(Protocol):
+    """What the verifier reads of a `cublaslt.matmul`, named here so that the verifier
+    never imports the dialect (which imports the verifier for its `verify_`)."""
+
+    a: SSAValue
+    b: SSAValue
+    c: SSAValue | None
+    bias: SSAValue | None
+    d: SSAValue
+
+    def descriptor(self) -> MatmulDescriptor: ...
 
 
-def matmul_diagnostics(op: MatmulOp) -> list[MatmulDiagnostic]:
+def matmul_diagnostics(op: MatmulOpLike) -> list[MatmulDiagnostic]:
     """Every invariant `op` violates, in invariant order; empty when it is legal.
 
     Expects an op that passed its IRDL checks (all properties present, tensor
@@ -59,8 +72,11 @@ def _tensor_type(value: SSAValue) -> TensorType[Attribute]:
 __all__ = [
     "INVARIANT_CHECKS",
     "SUPPORTED_ROWS",
+    "FindingsVerifyException",
+    "Invariant",
     "MatmulCall",
     "MatmulDiagnostic",
+    "MatmulOpLike",
     "TypeRow",
     "check_matmul",
     "find_row",

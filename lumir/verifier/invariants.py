@@ -16,13 +16,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from functools import cache, cached_property
 
 from xdsl.dialects.builtin import NoneAttr, TensorType
 from xdsl.ir import Attribute
+from xdsl.utils.exceptions import VerifyException
 
 from lumir.cublaslt_enums import DataType, Epilogue, Order, Transpose
-from lumir.dialects.cublaslt import MatmulDescriptor
+from lumir.matmul_descriptor import MatmulDescriptor
 from lumir.verifier.type_table import (
     TypeRow,
     find_row,
@@ -35,15 +37,42 @@ FP8_ALIGNMENT_BYTES = 16
 """Byte alignment FP8 calls need for every leading dimension, and for k (V10)."""
 
 
+class Invariant(StrEnum):
+    """The invariants of docs/verifier.md; the value is the id every diagnostic starts with."""
+
+    V1 = "V1"
+    V2 = "V2"
+    V3 = "V3"
+    V4 = "V4"
+    V5 = "V5"
+    V6 = "V6"
+    V7 = "V7"
+    V8 = "V8"
+    V9 = "V9"
+    V10 = "V10"
+
+
 @dataclass(frozen=True)
 class MatmulDiagnostic:
-    """One violated invariant: its id ("V4") and what is wrong, with values."""
+    """One violated invariant: which one, and what is wrong, with values."""
 
-    invariant: str
+    invariant: Invariant
     message: str
 
     def __str__(self) -> str:
         return f"{self.invariant}: {self.message}"
+
+
+class FindingsVerifyException(VerifyException):
+    """An op's `verify_` failure that keeps its findings apart, one message each.
+
+    xDSL prints a verify failure as one text, so the text joins them; the diagnostics
+    machinery reads `findings` and reports each at the op, never splitting text again.
+    """
+
+    def __init__(self, findings: Sequence[object]):
+        self.findings = tuple(str(finding) for finding in findings)
+        super().__init__("\n".join(self.findings))
 
 
 @dataclass(frozen=True)
@@ -128,7 +157,7 @@ def check_v1_ab_dtypes(call: MatmulCall) -> list[MatmulDiagnostic]:
         return []
     return [
         MatmulDiagnostic(
-            "V1",
+            Invariant.V1,
             f"a_dtype = {desc.a_dtype} but b_dtype = {desc.b_dtype}; cuBLASLt needs A and B "
             f"to share a dtype unless they are a mixed FP8 pair (f8E4M3FN with f8E5M2)",
         )
@@ -146,11 +175,11 @@ def check_v2_type_table_row(call: MatmulCall) -> list[MatmulDiagnostic]:
         return []
     row = call.row
     if row is None:
-        return [MatmulDiagnostic("V2", _no_row_message(desc))]
+        return [MatmulDiagnostic(Invariant.V2, _no_row_message(desc))]
     if not row.supports_epilogues and desc.epilogue != Epilogue.DEFAULT:
         return [
             MatmulDiagnostic(
-                "V2",
+                Invariant.V2,
                 f"the row (compute {desc.compute_type}, scale {desc.scale_type}, "
                 f"A/B {desc.a_dtype}, C/D {desc.d_dtype}) runs only the default epilogue, "
                 f"but epilogue = {desc.epilogue}",
@@ -194,7 +223,7 @@ def check_v3_cd_dtypes(call: MatmulCall) -> list[MatmulDiagnostic]:
         return []
     return [
         MatmulDiagnostic(
-            "V3",
+            Invariant.V3,
             f"c_dtype = {desc.c_dtype} but d_dtype = {desc.d_dtype}; C and D share a dtype "
             f"outside the FP8 rows (A {desc.a_dtype}, B {desc.b_dtype})",
         )
@@ -214,19 +243,21 @@ def check_v4_beta_reads_c(call: MatmulCall) -> list[MatmulDiagnostic]:
         return []
     beta = _format_float(desc.beta)
     if call.c is None:
-        return [MatmulDiagnostic("V4", f"beta = {beta} reads C, but the op has no C operand")]
+        return [
+            MatmulDiagnostic(Invariant.V4, f"beta = {beta} reads C, but the op has no C operand")
+        ]
     found: list[MatmulDiagnostic] = []
     c_text = format_tensor_type(call.c)
     if DataType.from_element_type(call.c.element_type) != desc.c_dtype:
         found.append(
             MatmulDiagnostic(
-                "V4", f"beta = {beta} reads C as {desc.c_dtype}, but operand C is {c_text}"
+                Invariant.V4, f"beta = {beta} reads C as {desc.c_dtype}, but operand C is {c_text}"
             )
         )
     if call.c.get_shape() != call.d_shape:
         found.append(
             MatmulDiagnostic(
-                "V4",
+                Invariant.V4,
                 f"beta = {beta} reads C with D's shape ({format_tensor_type(call.d)}), "
                 f"but operand C is {c_text}",
             )
@@ -234,7 +265,7 @@ def check_v4_beta_reads_c(call: MatmulCall) -> list[MatmulDiagnostic]:
     if desc.order_c != desc.order_d:
         found.append(
             MatmulDiagnostic(
-                "V4",
+                Invariant.V4,
                 f"beta = {beta} reads C in D's layout, but order_c = {desc.order_c} "
                 f"and order_d = {desc.order_d}",
             )
@@ -248,7 +279,7 @@ def check_v5_beta_zero_no_c(call: MatmulCall) -> list[MatmulDiagnostic]:
         return []
     return [
         MatmulDiagnostic(
-            "V5",
+            Invariant.V5,
             f"beta = {_format_float(call.desc.beta)} does not read C, but the op has "
             f"operand C {format_tensor_type(call.c)}",
         )
@@ -276,7 +307,7 @@ def check_v6_bias(call: MatmulCall) -> list[MatmulDiagnostic]:
             return []
         return [
             MatmulDiagnostic(
-                "V6",
+                Invariant.V6,
                 f"epilogue {epilogue} takes no bias, but the op has operand bias "
                 f"{format_tensor_type(call.bias)}",
             )
@@ -284,7 +315,7 @@ def check_v6_bias(call: MatmulCall) -> list[MatmulDiagnostic]:
     if call.bias is None:
         return [
             MatmulDiagnostic(
-                "V6", f"epilogue {epilogue} adds a bias, but the op has no bias operand"
+                Invariant.V6, f"epilogue {epilogue} adds a bias, but the op has no bias operand"
             )
         ]
     found: list[MatmulDiagnostic] = []
@@ -293,7 +324,7 @@ def check_v6_bias(call: MatmulCall) -> list[MatmulDiagnostic]:
     if len(shape) != 1 or _differs(shape[0], desc.m):
         found.append(
             MatmulDiagnostic(
-                "V6",
+                Invariant.V6,
                 f"epilogue {epilogue} adds a 1-D bias of length m = {desc.m} (rows of D), "
                 f"but operand bias is {bias_text}",
             )
@@ -302,7 +333,7 @@ def check_v6_bias(call: MatmulCall) -> list[MatmulDiagnostic]:
     if DataType.from_element_type(call.bias.element_type) not in allowed:
         found.append(
             MatmulDiagnostic(
-                "V6",
+                Invariant.V6,
                 f"epilogue {epilogue} with C {desc.c_dtype} and D {desc.d_dtype} takes a "
                 f"bias of {' or '.join(str(dtype) for dtype in allowed)}, "
                 f"but operand bias is {bias_text}",
@@ -325,7 +356,7 @@ def check_v7_bias_activation_order(call: MatmulCall) -> list[MatmulDiagnostic]:
         return []
     return [
         MatmulDiagnostic(
-            "V7",
+            Invariant.V7,
             f"epilogue {epilogue} is not supported with order_d = {desc.order_d}; "
             f"emit the call in the column-major view",
         )
@@ -396,7 +427,7 @@ def check_v8_shapes(call: MatmulCall) -> list[MatmulDiagnostic]:
         else:
             found.append(
                 MatmulDiagnostic(
-                    "V8",
+                    Invariant.V8,
                     f"{operand.label} is {len(operand.shape)}-D; cuBLASLt matrices are 2-D, "
                     f"or 3-D for a strided batch",
                 )
@@ -429,7 +460,7 @@ def _check_matrix_dims(
             how += f" with {trans_field} = {trans}"
         found.append(
             MatmulDiagnostic(
-                "V8",
+                Invariant.V8,
                 f"{name} must be {dims_name} = {expected[0]} x {expected[1]}, but "
                 f"{operand.label} {how} is {_format_dim(actual[0])} x {_format_dim(actual[1])}",
             )
@@ -447,7 +478,7 @@ def _check_leading_dims(
         if _differs(dense_ld, operand.ld):
             found.append(
                 MatmulDiagnostic(
-                    "V8",
+                    Invariant.V8,
                     f"{operand.ld_field} = {operand.ld}, but {operand.label} is dense with "
                     f"leading dimension {dense_ld}",
                 )
@@ -456,7 +487,7 @@ def _check_leading_dims(
         if desc.order_c != desc.order_d:
             found.append(
                 MatmulDiagnostic(
-                    "V8",
+                    Invariant.V8,
                     f"order_c = {desc.order_c}, but without a C operand the C layout is D's "
                     f"(order_d = {desc.order_d})",
                 )
@@ -464,7 +495,7 @@ def _check_leading_dims(
         if d is not None and _differs(d.shape[-1], desc.ldc):
             found.append(
                 MatmulDiagnostic(
-                    "V8",
+                    Invariant.V8,
                     f"ldc = {desc.ldc}, but without a C operand the C layout is D's, "
                     f"with leading dimension {d.shape[-1]}",
                 )
@@ -494,13 +525,17 @@ def _check_batches(
     desc = call.desc
     batch_count = desc.batch_count
     if batch_count < 1:
-        return [MatmulDiagnostic("V8", f"batch_count = {batch_count}, but it must be at least 1")]
+        return [
+            MatmulDiagnostic(
+                Invariant.V8, f"batch_count = {batch_count}, but it must be at least 1"
+            )
+        ]
     found: list[MatmulDiagnostic] = []
     for operand in operands:
         if len(operand.shape) == 3 and _differs(operand.shape[0], batch_count):
             found.append(
                 MatmulDiagnostic(
-                    "V8",
+                    Invariant.V8,
                     f"batch_count = {batch_count}, but {operand.label} holds "
                     f"{operand.shape[0]} matrices",
                 )
@@ -508,7 +543,7 @@ def _check_batches(
     if d is not None and batch_count > 1 and len(d.shape) == 2:
         found.append(
             MatmulDiagnostic(
-                "V8",
+                Invariant.V8,
                 f"batch_count = {batch_count}, but {d.label} is 2-D and holds one matrix",
             )
         )
@@ -517,7 +552,7 @@ def _check_batches(
         if expected is not None and operand.stride != expected:
             found.append(
                 MatmulDiagnostic(
-                    "V8",
+                    Invariant.V8,
                     f"{operand.stride_field} = {operand.stride}, but "
                     f"{_stride_reason(operand, batch_count, expected)}",
                 )
@@ -527,7 +562,7 @@ def _check_batches(
         if expected is not None and desc.stride_c != expected:
             found.append(
                 MatmulDiagnostic(
-                    "V8",
+                    Invariant.V8,
                     f"stride_c = {desc.stride_c}, but without a C operand the C layout is "
                     f"D's, with stride {expected}",
                 )
@@ -552,7 +587,9 @@ def check_v9_element_types(call: MatmulCall) -> list[MatmulDiagnostic]:
         pairs.append(("c_dtype", desc.c_dtype, "operand C", call.c))
     pairs.append(("d_dtype", desc.d_dtype, "result D", call.d))
     return [
-        MatmulDiagnostic("V9", f"{field} = {declared}, but {label} is {format_tensor_type(tensor)}")
+        MatmulDiagnostic(
+            Invariant.V9, f"{field} = {declared}, but {label} is {format_tensor_type(tensor)}"
+        )
         for field, declared, label, tensor in pairs
         if DataType.from_element_type(tensor.element_type) != declared
     ]
@@ -579,7 +616,7 @@ def check_v10_fp8_alignment(call: MatmulCall) -> list[MatmulDiagnostic]:
         if size % FP8_ALIGNMENT_BYTES:
             found.append(
                 MatmulDiagnostic(
-                    "V10",
+                    Invariant.V10,
                     f"FP8 calls need {FP8_ALIGNMENT_BYTES}-byte-aligned leading dimensions, "
                     f"but {field} = {ld} of {dtype} is {size} bytes",
                 )
@@ -587,7 +624,7 @@ def check_v10_fp8_alignment(call: MatmulCall) -> list[MatmulDiagnostic]:
     if desc.k % FP8_ALIGNMENT_BYTES:
         found.append(
             MatmulDiagnostic(
-                "V10",
+                Invariant.V10,
                 f"FP8 calls need k to be a multiple of {FP8_ALIGNMENT_BYTES}, but k = {desc.k}",
             )
         )
@@ -596,17 +633,17 @@ def check_v10_fp8_alignment(call: MatmulCall) -> list[MatmulDiagnostic]:
 
 # --- entry points --------------------------------------------------------------------
 
-INVARIANT_CHECKS: tuple[tuple[str, Callable[[MatmulCall], list[MatmulDiagnostic]]], ...] = (
-    ("V1", check_v1_ab_dtypes),
-    ("V2", check_v2_type_table_row),
-    ("V3", check_v3_cd_dtypes),
-    ("V4", check_v4_beta_reads_c),
-    ("V5", check_v5_beta_zero_no_c),
-    ("V6", check_v6_bias),
-    ("V7", check_v7_bias_activation_order),
-    ("V8", check_v8_shapes),
-    ("V9", check_v9_element_types),
-    ("V10", check_v10_fp8_alignment),
+INVARIANT_CHECKS: tuple[tuple[Invariant, Callable[[MatmulCall], list[MatmulDiagnostic]]], ...] = (
+    (Invariant.V1, check_v1_ab_dtypes),
+    (Invariant.V2, check_v2_type_table_row),
+    (Invariant.V3, check_v3_cd_dtypes),
+    (Invariant.V4, check_v4_beta_reads_c),
+    (Invariant.V5, check_v5_beta_zero_no_c),
+    (Invariant.V6, check_v6_bias),
+    (Invariant.V7, check_v7_bias_activation_order),
+    (Invariant.V8, check_v8_shapes),
+    (Invariant.V9, check_v9_element_types),
+    (Invariant.V10, check_v10_fp8_alignment),
 )
 """Every invariant's id and check, in id order (the order diagnostics come out in)."""
 

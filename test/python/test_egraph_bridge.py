@@ -45,11 +45,11 @@ from lumir.egraph_bridge.fuse_pass import CublasltFusePass
 from lumir.egraph_bridge.provenance import with_provenance
 from lumir.egraph_bridge.rulesets import FAMILIES, RULES_DIR, UNSAFE_TEST_RULES
 from lumir.egraph_bridge.saturate import Limits, tensor_node_count
+from lumir.parsing import LocatedParser
 from lumir.passes.cublaslt_builders import row_major_matmul, row_major_matmul_op
 from lumir.passes.hl_to_cublaslt import HLToCublasltPass
 from lumir.runtime.buffers import shaped_type_parts
 from lumir.runtime.interpreter import interpret
-from lumir.tools.located_parser import LocatedParser
 from lumir.verifier import matmul_diagnostics
 
 ALL = FuseConfig(FAMILIES, Limits(node_limit=100_000, iteration_limit=32))

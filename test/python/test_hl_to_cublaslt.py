@@ -45,6 +45,7 @@ from lumir.context import lumir_context
 from lumir.cublaslt_enums import ComputeType, DataType, Epilogue, Order, Transpose
 from lumir.diagnostics import LumirDiagnosticError
 from lumir.dialects import cublaslt, hl
+from lumir.parsing import LocatedParser
 from lumir.passes.cublaslt_builders import (
     UnsupportedMatmulError,
     dense_layout,
@@ -55,7 +56,6 @@ from lumir.passes.cublaslt_builders import (
 from lumir.passes.hl_canonicalize import HLCanonicalizePass, is_exact_widening
 from lumir.passes.hl_to_cublaslt import HLToCublasltPass
 from lumir.runtime.cuda_cublaslt import CublasLtMatmulPlan, cublaslt_available
-from lumir.tools.located_parser import LocatedParser
 from lumir.verifier import check_matmul
 
 TORCH_DTYPE: dict[type[Attribute], torch.dtype] = {

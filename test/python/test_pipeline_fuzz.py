@@ -21,11 +21,11 @@ from xdsl.dialects.builtin import FloatAttr, ModuleOp, f64
 
 from lumir.diagnostics import Diagnostic, LumirDiagnosticError
 from lumir.dialects.cublaslt_rt import PlanOp
+from lumir.parsing import LocatedParser
 from lumir.passes.lower_to_cublaslt_rt import LowerToCublasltRtPass
 from lumir.testing.fuzz_check import Outcome, check, lumir_pipeline
 from lumir.testing.fuzz_programs import Node, Program, TensorSpec, program_strategy, random_program
 from lumir.testing.fuzz_run import run_many
-from lumir.tools.located_parser import LocatedParser
 
 FUZZ_EXAMPLES = 300
 """About 50 s on one core (hypothesis draws smaller programs than bench/fuzz.py does)."""

@@ -16,10 +16,10 @@ from xdsl.dialects.func import FuncOp
 
 from lumir.context import lumir_context
 from lumir.diagnostics import LumirDiagnosticError
+from lumir.parsing import LocatedParser
 from lumir.passes.buffer_plan import ALIGNMENT, allocated_bytes, plan_buffers
 from lumir.passes.lower_to_cublaslt_rt import LowerToCublasltRtPass
 from lumir.runtime import load
-from lumir.tools.located_parser import LocatedParser
 
 T = "tensor<4x64xf32>"  # 1 KiB: a multiple of the plan's alignment, so no padding
 FLAT = "tensor<256xf32>"

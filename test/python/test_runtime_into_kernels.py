@@ -24,11 +24,11 @@ from xdsl.utils.exceptions import ParseError, VerifyException
 
 from lumir.context import lumir_context
 from lumir.dialects.cublaslt_rt import LaunchOp, MatmulOp, tensor_of
+from lumir.parsing import LocatedParser
 from lumir.runtime import load
 from lumir.runtime.buffers import shaped_type_parts
 from lumir.runtime.cuda_cublaslt import cublaslt_available
 from lumir.runtime.hl_torch import INTO_KERNELS, KERNELS, bind_into_kernel, bind_kernel
-from lumir.tools.located_parser import LocatedParser
 
 REPO = Path(__file__).resolve().parents[2]
 HL_TESTS = REPO / "test" / "lit" / "hl"
