@@ -438,7 +438,7 @@ def _kernel_launch(
     def launch() -> None:
         try:
             kernel(output, *inputs)
-        except RuntimeError as error:
+        except (RuntimeError, IndexError) as error:
             message = f"{failure.message}: {error}"
             raise LumirDiagnosticError([replace(failure, message=message)]) from error
 

@@ -131,6 +131,26 @@ def test_verifier_errors_are_located() -> None:
     assert "dimension 2 is out of range for rank 2" in diagnostic.message
 
 
+def test_an_embedding_index_out_of_range_is_located_at_run_time() -> None:
+    """The indices are data, so only the run can see one outside the table."""
+    text = """
+    func.func @f(%w: memref<4x2xf32>, %i: memref<2xi64>) -> memref<2x2xf32> {
+      %e = cublaslt_rt.alloc : memref<2x2xf32>
+      cublaslt_rt.launch "hl.embedding" ins(%w, %i : memref<4x2xf32>, memref<2xi64>)
+          outs(%e : memref<2x2xf32>)
+      func.return %e : memref<2x2xf32>
+    }
+    """
+    program = load(text)
+    table = torch.randn(4, 2)
+    assert torch.equal(program(table, torch.tensor([3, 0])), table[[3, 0]])
+    with pytest.raises(LumirDiagnosticError) as caught:
+        program(table, torch.tensor([1, 9]))
+    (diagnostic,) = caught.value.diagnostics
+    assert diagnostic.location is not None and diagnostic.location.line == 4
+    assert "index out of range" in diagnostic.message
+
+
 def test_unknown_device_is_refused() -> None:
     with pytest.raises(DeviceUnavailableError, match="'cpu' or 'cuda', not 'meta'"):
         load(MLP, device="meta")
