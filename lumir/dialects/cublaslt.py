@@ -45,7 +45,12 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 
 from lumir.cublaslt_enums import ComputeType, DataType, Epilogue, Order, Transpose
-from lumir.matmul_descriptor import MatmulDescriptor
+from lumir.matmul_descriptor import (
+    DESCRIPTOR_FIELDS,
+    PRINT_ORDER,
+    DescriptorField,
+    MatmulDescriptor,
+)
 from lumir.verifier import FindingsVerifyException, matmul_diagnostics
 
 
@@ -84,72 +89,47 @@ class TransposeAttr(EnumAttribute[Transpose], SpacedOpaqueSyntaxAttribute):
     name = "cublaslt.trans"
 
 
-INT_FIELDS = (
-    "m",
-    "n",
-    "k",
-    "lda",
-    "ldb",
-    "ldc",
-    "ldd",
-    "batch_count",
-    "stride_a",
-    "stride_b",
-    "stride_c",
-    "stride_d",
-)
-ENUM_FIELDS = {
-    "transa": TransposeAttr,
-    "transb": TransposeAttr,
-    "order_a": OrderAttr,
-    "order_b": OrderAttr,
-    "order_c": OrderAttr,
-    "order_d": OrderAttr,
-    "a_dtype": DataTypeAttr,
-    "b_dtype": DataTypeAttr,
-    "c_dtype": DataTypeAttr,
-    "d_dtype": DataTypeAttr,
-    "compute_type": ComputeTypeAttr,
-    "scale_type": DataTypeAttr,
-    "epilogue": EpilogueAttr,
+ATTRIBUTE_OF_ENUM: dict[type, type[EnumAttribute]] = {  # type: ignore[type-arg]
+    Transpose: TransposeAttr,
+    Order: OrderAttr,
+    DataType: DataTypeAttr,
+    ComputeType: ComputeTypeAttr,
+    Epilogue: EpilogueAttr,
 }
-FLOAT_FIELDS = ("alpha", "beta")
+"""The IR attribute that carries each descriptor enum."""
+
+INT_FIELDS = tuple(f.name for f in PRINT_ORDER if f.python_type is int)
+"""The integer (size) fields of the descriptor, in print order."""
 
 
+def _property_type(field: DescriptorField) -> type[Attribute] | object:
+    if field.python_type is int:
+        return IntegerAttr
+    if field.python_type is float:
+        return FloatAttr[AnyFloat]
+    return ATTRIBUTE_OF_ENUM[field.python_type]
+
+
+def with_descriptor_properties(cls: type) -> type:
+    """Give `cls` one `prop_def` per `MatmulDescriptor` field, in declaration order.
+
+    The definitions are generated from `DESCRIPTOR_FIELDS` (the one declaration of the
+    descriptor) before `irdl_op_definition` reads the class, so every op holding a
+    descriptor has exactly its fields.
+    """
+    for field in DESCRIPTOR_FIELDS:
+        setattr(cls, field.name, prop_def(_property_type(field)))
+    return cls
+
+
+@with_descriptor_properties
 class DescriptorProperties(IRDLOperation, abc.ABC):
     """The properties of an op that carries a whole `MatmulDescriptor`.
 
     `cublaslt.matmul` and the runtime's `cublaslt_rt.plan` hold the same descriptor; both
-    inherit its property definitions from here, and `descriptor()` reads them back.
+    inherit its property definitions from here (generated from `DESCRIPTOR_FIELDS`), and
+    `descriptor()` reads them back.
     """
-
-    transa = prop_def(TransposeAttr)
-    transb = prop_def(TransposeAttr)
-    order_a = prop_def(OrderAttr)
-    order_b = prop_def(OrderAttr)
-    order_c = prop_def(OrderAttr)
-    order_d = prop_def(OrderAttr)
-    m = prop_def(IntegerAttr)
-    n = prop_def(IntegerAttr)
-    k = prop_def(IntegerAttr)
-    lda = prop_def(IntegerAttr)
-    ldb = prop_def(IntegerAttr)
-    ldc = prop_def(IntegerAttr)
-    ldd = prop_def(IntegerAttr)
-    batch_count = prop_def(IntegerAttr)
-    stride_a = prop_def(IntegerAttr)
-    stride_b = prop_def(IntegerAttr)
-    stride_c = prop_def(IntegerAttr)
-    stride_d = prop_def(IntegerAttr)
-    a_dtype = prop_def(DataTypeAttr)
-    b_dtype = prop_def(DataTypeAttr)
-    c_dtype = prop_def(DataTypeAttr)
-    d_dtype = prop_def(DataTypeAttr)
-    compute_type = prop_def(ComputeTypeAttr)
-    scale_type = prop_def(DataTypeAttr)
-    alpha = prop_def(FloatAttr[AnyFloat])
-    beta = prop_def(FloatAttr[AnyFloat])
-    epilogue = prop_def(EpilogueAttr)
 
     def descriptor(self) -> MatmulDescriptor:
         """The op's properties as a plain `MatmulDescriptor`."""
@@ -204,28 +184,27 @@ def descriptor_from_properties(properties: Mapping[str, Attribute]) -> MatmulDes
     the same properties, so this is the one reader of them.
     """
     values: dict[str, object] = {}
-    for field in INT_FIELDS:
-        attr = properties[field]
-        assert isinstance(attr, IntegerAttr)
-        values[field] = attr.value.data
-    for field in ENUM_FIELDS:
-        values[field] = properties[field].data  # type: ignore[attr-defined]
-    for field in FLOAT_FIELDS:
-        attr = properties[field]
-        assert isinstance(attr, FloatAttr)
-        values[field] = attr.value.data
+    for field in PRINT_ORDER:
+        attr = properties[field.name]
+        if field.enum is not None:
+            values[field.name] = attr.data  # type: ignore[attr-defined]
+        else:
+            assert isinstance(attr, IntegerAttr | FloatAttr)
+            values[field.name] = attr.value.data
     return MatmulDescriptor(**values)  # type: ignore[arg-type]
 
 
 def descriptor_properties(descriptor: MatmulDescriptor) -> dict[str, Attribute]:
     """The property dictionary of a `cublaslt.matmul` carrying `descriptor`."""
     props: dict[str, Attribute] = {}
-    for field in INT_FIELDS:
-        props[field] = IntegerAttr(getattr(descriptor, field), i64)
-    for field, attr_type in ENUM_FIELDS.items():
-        props[field] = attr_type(getattr(descriptor, field))
-    for field in FLOAT_FIELDS:
-        props[field] = FloatAttr(float(getattr(descriptor, field)), f64)
+    for field in PRINT_ORDER:
+        value = getattr(descriptor, field.name)
+        if field.python_type is int:
+            props[field.name] = IntegerAttr(value, i64)
+        elif field.python_type is float:
+            props[field.name] = FloatAttr(float(value), f64)
+        else:
+            props[field.name] = ATTRIBUTE_OF_ENUM[field.python_type](value)
     return props
 
 
