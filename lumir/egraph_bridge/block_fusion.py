@@ -17,7 +17,7 @@ from lumir.egraph_bridge.decoder import decode, home_ops, input_nodes, needed_cl
 from lumir.egraph_bridge.egraph_view import ENode, read_egraph
 from lumir.egraph_bridge.encoder import encode_block
 from lumir.egraph_bridge.extractor import Rejection, extract
-from lumir.egraph_bridge.rulesets import iteration_schedule, rules_program
+from lumir.egraph_bridge.rulesets import iteration_schedule, rule_sources, rules_program
 from lumir.egraph_bridge.saturate import Limits, saturate
 
 
@@ -90,7 +90,7 @@ def fuse_block(block: Block, config: FuseConfig) -> BlockOutcome:
     outcome.seconds["encode"] = time.perf_counter() - start
 
     start = time.perf_counter()
-    rules = rules_program(config.rulesets)
+    rules = rule_sources(config.rulesets)
     saturation = saturate(rules, encoded.facts, config.rulesets, config.limits)
     outcome.iterations, outcome.nodes = saturation.iterations, saturation.nodes
     outcome.seconds["saturate"] = time.perf_counter() - start

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute
 
-from lumir.cublaslt_enums import ComputeType, DataType, Epilogue, Order, Transpose
+from lumir.cublaslt_enums import Order, Transpose
 from lumir.egraph_bridge.terms import CallFields
 from lumir.matmul_descriptor import MatmulDescriptor
 from lumir.passes.cublaslt_builders import dense_layout
@@ -55,8 +55,9 @@ def call_descriptor(
     b_shape = _matrix_shape(b, "B")
     d_shape = _matrix_shape(d, "D")
     c_shape = _matrix_shape(c, "C") if c is not None else d_shape
-    transa, transb = Transpose(call.transa), Transpose(call.transb)
-    order_a, order_b, order_d = Order(call.order_a), Order(call.order_b), Order(call.order_d)
+    fields = call.descriptor_arguments()
+    transa, transb = fields["transa"], fields["transb"]
+    order_a, order_b = fields["order_a"], fields["order_b"]
     m, k = op_dims(a_shape, order_a, transa)
     n = op_dims(b_shape, order_b, transb)[1]
     batch_count = d_shape[0] if len(d_shape) == 3 else 1
@@ -65,12 +66,8 @@ def call_descriptor(
     ldc, stride_c = dense_layout(c_shape, batch_count)
     ldd, stride_d = dense_layout(d_shape, batch_count)
     return MatmulDescriptor(
-        transa=transa,
-        transb=transb,
-        order_a=order_a,
-        order_b=order_b,
-        order_c=order_d,
-        order_d=order_d,
+        **fields,
+        order_c=fields["order_d"],
         m=m,
         n=n,
         k=k,
@@ -83,13 +80,4 @@ def call_descriptor(
         stride_b=stride_b,
         stride_c=stride_c,
         stride_d=stride_d,
-        a_dtype=DataType(call.a_dtype),
-        b_dtype=DataType(call.b_dtype),
-        c_dtype=DataType(call.c_dtype),
-        d_dtype=DataType(call.d_dtype),
-        compute_type=ComputeType(call.compute_type),
-        scale_type=DataType(call.scale_type),
-        alpha=call.alpha,
-        beta=call.beta,
-        epilogue=Epilogue(call.epilogue),
     )

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from egglog.bindings import EGraph
 from xdsl.dialects.builtin import TensorType
@@ -26,12 +27,17 @@ from xdsl.ir import Attribute
 from lumir.cublaslt_enums import DataType
 from lumir.egraph_bridge.encoder import EncodedBlock, tensor_type
 from lumir.egraph_bridge.provenance import TRACKED_CONSTRUCTORS, built_by_relation
+from lumir.egraph_bridge.sorts import DTYPE, ENUM_SORTS, SORT_OF_ENUM
 from lumir.egraph_bridge.terms import (
+    CALL_OPERANDS,
+    GROUP_SORTS,
     TENSOR_CONSTRUCTORS,
+    TENSOR_SIGNATURES,
     UNARY_WITH_FIELD,
     CallFields,
     parse_shape,
 )
+from lumir.matmul_descriptor import GROUPS, DescriptorField, fields_in
 
 
 @dataclass(frozen=True)
@@ -110,14 +116,44 @@ class _Reader:
     def i64(self, value: object) -> int:
         return self.egraph.value_to_i64(value)
 
+    @cached_property
+    def _enum_texts(self) -> dict[str, dict[object, str]]:
+        """Per enum sort: e-class value -> the IR spelling of its constant."""
+        texts: dict[str, dict[object, str]] = {}
+        for sort in ENUM_SORTS:
+            found = texts.setdefault(sort.name, {})
+            for name, text in sort.constructors.items():
+                found.update((row.output, text) for row in self.rows(name))
+            if sort.escape is not None:
+                for row in self.rows(sort.escape):
+                    found[row.output] = self.string(row.inputs[0])
+        return texts
+
+    def enum(self, sort: str, value: object) -> str:
+        """The IR spelling (`"bf16"`) of a value of an enum sort."""
+        return self._enum_texts[sort][value]
+
+    def sorted_value(self, sort: str, value: object) -> object:
+        """A `String`- or enum-sorted field of a Tensor node as Python text."""
+        return self.string(value) if sort == "String" else self.enum(sort, value)
+
+    def field(self, field: DescriptorField, value: object) -> object:
+        """A descriptor field of a Call term as `CallFields` holds it."""
+        if field.enum is None:
+            return self.f64(value) + 0.0
+        return self.enum(SORT_OF_ENUM[field.enum].name, value)
+
 
 def _call_nodes(reader: _Reader) -> dict[object, list[tuple[CallFields, tuple[object, ...]]]]:
     """Call class -> its (fields, operand values) rows, with OptTensor unwrapped."""
-    layouts = {
-        row.output: tuple(reader.string(v) for v in row.inputs) for row in reader.rows("Layout")
-    }
-    types = {
-        row.output: tuple(reader.string(v) for v in row.inputs) for row in reader.rows("Types")
+
+    def group_fields(group: str, inputs: Sequence[object]) -> dict[str, object]:
+        pairs = zip(fields_in(group), inputs, strict=True)
+        return {f.name: reader.field(f, value) for f, value in pairs}
+
+    groups = {
+        group: {row.output: group_fields(group, row.inputs) for row in reader.rows(constructor)}
+        for group, (_, constructor) in GROUP_SORTS.items()
     }
     absent = {row.output for row in reader.rows("NoTensor")}
     present = {row.output: row.inputs[0] for row in reader.rows("SomeTensor")}
@@ -129,14 +165,16 @@ def _call_nodes(reader: _Reader) -> dict[object, list[tuple[CallFields, tuple[ob
 
     calls: dict[object, list[tuple[CallFields, tuple[object, ...]]]] = {}
     for row in reader.rows("Call"):
-        lay, typ, alpha, beta, epilogue, a, b, c, bias = row.inputs
-        fields = CallFields(
-            *layouts[lay],
-            *types[typ],
-            alpha=reader.f64(alpha) + 0.0,
-            beta=reader.f64(beta) + 0.0,
-            epilogue=reader.string(epilogue),
-        )
+        inputs = list(row.inputs)
+        values: dict[str, object] = {}
+        for group in GROUPS:
+            if group in groups:
+                values.update(groups[group][inputs.pop(0)])
+            else:
+                values.update((f.name, reader.field(f, inputs.pop(0))) for f in fields_in(group))
+        assert len(inputs) == len(CALL_OPERANDS)
+        a, b, c, bias = inputs
+        fields = CallFields(**values)
         calls.setdefault(row.output, []).append((fields, (a, b, optional(c), optional(bias))))
     return calls
 
@@ -170,7 +208,8 @@ def _raw_classes(reader: _Reader) -> dict[object, list[_RawNode]]:
             elif kind in UNARY_WITH_FIELD:
                 child, text = row.inputs
                 rules = built_by[kind].get(tuple(row.inputs), ())
-                nodes.append(_RawNode(kind, (reader.string(text),), (child,), rules))
+                value = reader.sorted_value(TENSOR_SIGNATURES[kind][1], text)
+                nodes.append(_RawNode(kind, (value,), (child,), rules))
             else:
                 rules = built_by[kind].get(tuple(row.inputs), ())
                 nodes.append(_RawNode(kind, (), tuple(row.inputs), rules))
@@ -246,7 +285,7 @@ def read_egraph(egraph: EGraph, encoded: EncodedBlock) -> EGraphView:
     raw = _raw_classes(reader)
     keys = _class_keys(raw, value_classes)
     ty_terms = {
-        row.output: (reader.string(row.inputs[0]), reader.string(row.inputs[1]))
+        row.output: (reader.enum(DTYPE.name, row.inputs[0]), reader.string(row.inputs[1]))
         for row in reader.rows("Ty")
     }
     types = {row.inputs[0]: ty_terms[row.output] for row in reader.rows("ty")}

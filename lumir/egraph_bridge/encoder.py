@@ -21,7 +21,15 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from lumir.cublaslt_enums import DataType
 from lumir.dialects import hl
 from lumir.dialects.cublaslt import MatmulOp
-from lumir.egraph_bridge.terms import CallFields, egg_float, egg_string, shape_text
+from lumir.egraph_bridge.sorts import DTYPE, egg_string
+from lumir.egraph_bridge.terms import (
+    TENSOR_SIGNATURES,
+    CallFields,
+    egg_float,
+    shape_text,
+    sort_literal,
+)
+from lumir.matmul_descriptor import TERM_FIELDS
 from lumir.verifier import matmul_diagnostics
 
 
@@ -77,7 +85,7 @@ def ty_term(tensor: TensorType[Attribute]) -> str:
     shape = tensor.get_shape()
     last = shape[-1] if shape else 0
     return (
-        f"(Ty {egg_string(dtype_text(tensor.element_type))} {egg_string(shape_text(shape))} "
+        f"(Ty {DTYPE.term(dtype_text(tensor.element_type))} {egg_string(shape_text(shape))} "
         f"{len(shape)} {last})"
     )
 
@@ -90,21 +98,12 @@ def _static(value: SSAValue) -> bool:
 def call_fields(op: MatmulOp) -> CallFields:
     """The rewritable part of a `cublaslt.matmul`'s descriptor, as the term holds it."""
     desc = op.descriptor()
+    values = {f.name: getattr(desc, f.name) for f in TERM_FIELDS}
     return CallFields(
-        transa=desc.transa.value,
-        transb=desc.transb.value,
-        order_a=desc.order_a.value,
-        order_b=desc.order_b.value,
-        order_d=desc.order_d.value,
-        a_dtype=desc.a_dtype.value,
-        b_dtype=desc.b_dtype.value,
-        c_dtype=desc.c_dtype.value,
-        d_dtype=desc.d_dtype.value,
-        compute_type=desc.compute_type.value,
-        scale_type=desc.scale_type.value,
-        alpha=float(desc.alpha) + 0.0,
-        beta=float(desc.beta) + 0.0,
-        epilogue=desc.epilogue.value,
+        **{
+            f.name: values[f.name].value if f.enum is not None else float(values[f.name]) + 0.0
+            for f in TERM_FIELDS
+        }
     )
 
 
@@ -242,13 +241,10 @@ def _term_text(kind: str, fields: tuple[object, ...], operands: tuple[int | None
         (call,) = fields
         assert isinstance(call, CallFields)
         a, b, c, bias = operands
-        return (
-            f"(Matmul (Call {call.layout_term()} {call.types_term()} {egg_float(call.alpha)} "
-            f"{egg_float(call.beta)} {egg_string(call.epilogue)} {_ref(a)} {_ref(b)} "
-            f"{_opt(c)} {_opt(bias)}))"
-        )
+        return f"(Matmul {call.call_term([_ref(a), _ref(b), _opt(c), _opt(bias)])})"
     args = " ".join(_ref(i) for i in operands)
-    extra = "".join(f" {egg_string(str(f))}" for f in fields)
+    sorts = TENSOR_SIGNATURES[kind][len(operands) :]
+    extra = "".join(f" {sort_literal(sort, f)}" for sort, f in zip(sorts, fields, strict=True))
     return f"({kind} {args}{extra})"
 
 

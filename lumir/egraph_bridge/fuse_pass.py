@@ -11,7 +11,13 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block
 from xdsl.passes import ModulePass
 
-from lumir.diagnostics import Diagnostic, LumirDiagnosticError, emit, op_diagnostic
+from lumir.diagnostics import (
+    Diagnostic,
+    LumirDiagnosticError,
+    SourceLocation,
+    emit,
+    op_diagnostic,
+)
 from lumir.egraph_bridge.block_fusion import (
     BlockOutcome,
     FuseConfig,
@@ -27,7 +33,13 @@ from lumir.egraph_bridge.rulesets import (
     select_families,
     select_test_rules,
 )
-from lumir.egraph_bridge.saturate import LimitReachedError, Limits, RuleProgramError
+from lumir.egraph_bridge.saturate import (
+    LimitReachedError,
+    Limits,
+    RuleFileError,
+    RuleProgramError,
+    check_rules,
+)
 
 PRECISION_EXCLUDES: dict[str, tuple[str, ...]] = {"fast": (), "strict": ("cast",)}
 """Precision policy -> the rule families it leaves out. `strict` keeps every value in
@@ -93,6 +105,16 @@ class CublasltFusePass(ModulePass):
                 raise LumirDiagnosticError(
                     [Diagnostic(f"{self.name}: {option} must be at least 1, got {value}")]
                 )
+        try:
+            check_rules(rulesets)
+        except RuleFileError as error:
+            where = None
+            if error.line is not None and error.column is not None:
+                where = SourceLocation(error.source, error.line, error.column)
+            shown = error.reason if where is not None else str(error)
+            raise LumirDiagnosticError(
+                [Diagnostic(f"{self.name}: rule file does not load: {shown}", where)]
+            ) from None
         return FuseConfig(rulesets, Limits(self.node_limit, self.iteration_limit))
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:

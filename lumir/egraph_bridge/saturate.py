@@ -1,6 +1,8 @@
 """Run the rules over an encoded block in egglog, within node and iteration limits.
 
-The rules and then the block's facts are parsed with egglog's own program parser,
+The rule sources (each under its own file name, so that egglog's error positions name the
+rule file; `check_rules` turns a refused one into `RuleFileError`) and then the block's
+facts are parsed with egglog's own program parser,
 `EGraph.parse_program`, and run with `run_program`, which egglog-python 13.2 and 14 both
 provide with the same meaning. The facts are parsed one command at a time: egglog 13.2
 spends time proportional to the length of the whole text on every command it parses
@@ -12,12 +14,16 @@ instead of running until memory runs out.
 
 from __future__ import annotations
 
+import difflib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from egglog.bindings import EggSmolError, EGraph
 
-from lumir.egraph_bridge.rulesets import iteration_schedule
+from lumir.egraph_bridge.rulesets import RuleSource, iteration_schedule, rule_sources
+from lumir.egraph_bridge.sorts import constructor_sorts
 from lumir.egraph_bridge.terms import TENSOR_CONSTRUCTORS
 
 
@@ -51,6 +57,58 @@ class RuleProgramError(Exception):
     """egglog refused the generated program (a broken rule file, or an encoder bug)."""
 
 
+class RuleFileError(RuleProgramError):
+    """A rule file egglog does not load: where (line and column when egglog says) and why."""
+
+    def __init__(self, source: str, line: int | None, column: int | None, reason: str):
+        super().__init__(f"{source}: {reason}")
+        self.source = source
+        self.line = line
+        self.column = column
+        self.reason = reason
+
+
+_POSITION = re.compile(r"^In (\d+):(\d+)\S* of [^:]*:.*?\n(.*)$", re.DOTALL)
+_UNBOUND = re.compile(r"Unbound function (\S+)")
+
+
+def _suggestion(reason: str) -> str:
+    """A "did you mean" for a misspelled enum constructor, from the generated names."""
+    unbound = _UNBOUND.search(reason)
+    if unbound is None:
+        return ""
+    names = constructor_sorts()
+    close = difflib.get_close_matches(unbound.group(1), list(names), n=1)
+    return f"; did you mean ({close[0]}), of sort {names[close[0]]}?" if close else ""
+
+
+def rule_file_error(source: RuleSource, error: EggSmolError) -> RuleFileError:
+    """egglog's refusal of `source` as a located error (egglog 13 and 14 both say 'In L:C')."""
+    text = str(error).strip()
+    found = _POSITION.match(text)
+    if found is None:
+        return RuleFileError(source.name, None, None, text + _suggestion(text))
+    reason = " ".join(found.group(3).split())
+    return RuleFileError(
+        source.name, int(found.group(1)), int(found.group(2)), reason + _suggestion(reason)
+    )
+
+
+def load_rules(egraph: EGraph, sources: Sequence[RuleSource]) -> None:
+    """Run each rule source, parsed under its own name; raise `RuleFileError` for a bad one."""
+    for source in sources:
+        try:
+            egraph.run_program(*egraph.parse_program(source.text, filename=source.name))
+        except EggSmolError as error:
+            raise rule_file_error(source, error) from None
+
+
+@cache
+def check_rules(rulesets: tuple[str, ...]) -> None:
+    """Load the rules of `rulesets` once into an empty e-graph: `RuleFileError` if they fail."""
+    load_rules(EGraph(), rule_sources(rulesets))
+
+
 def _run(egraph: EGraph, text: str) -> list[object]:
     try:
         return egraph.run_program(*egraph.parse_program(text))
@@ -64,9 +122,9 @@ def tensor_node_count(egraph: EGraph) -> int:
     return sum(size for name, size in sizes.sizes if name in TENSOR_CONSTRUCTORS)
 
 
-def load(egraph: EGraph, rules: str, facts: Sequence[str]) -> None:
-    """Run the rule files, then the block's fact commands (each parsed on its own)."""
-    _run(egraph, rules)
+def load(egraph: EGraph, rules: Sequence[RuleSource], facts: Sequence[str]) -> None:
+    """Run the rule sources, then the block's fact commands (each parsed on its own)."""
+    load_rules(egraph, rules)
     try:
         commands = [command for fact in facts for command in egraph.parse_program(fact)]
         egraph.run_program(*commands)
@@ -75,7 +133,7 @@ def load(egraph: EGraph, rules: str, facts: Sequence[str]) -> None:
 
 
 def saturate(
-    rules: str, facts: Sequence[str], rulesets: Sequence[str], limits: Limits
+    rules: Sequence[RuleSource], facts: Sequence[str], rulesets: Sequence[str], limits: Limits
 ) -> Saturation:
     """Load the rules and facts, then run iterations of the schedule until nothing changes.
 

@@ -112,23 +112,23 @@ def test_encoder_writes_positions_and_types() -> None:
     """Leaves are named by position (block argument, op index and result), never by id."""
     facts = encode_block(only_block(parse(LINEAR))).facts
     call = (
-        '(Call (Layout "t" "n" "col" "col" "col") '
-        '(Types "bf16" "bf16" "bf16" "bf16" "compute_32f" "f32") 1.0 0.0 "default" '
+        "(Call (Layout (TransT) (TransN) (OrderCol) (OrderCol) (OrderCol)) "
+        "(Types (BF16) (BF16) (BF16) (BF16) (Compute32F) (F32)) 1.0 0.0 (EpiDefault) "
         "(value 0) (value 1) (NoTensor) (NoTensor))"
     )
     assert facts == [
         '(set (value 0) (Leaf "a0"))',
-        '(set (ty (value 0)) (Ty "bf16" "16x8" 2 8))',
+        '(set (ty (value 0)) (Ty (BF16) "16x8" 2 8))',
         '(set (value 1) (Leaf "a1"))',
-        '(set (ty (value 1)) (Ty "bf16" "6x8" 2 8))',
+        '(set (ty (value 1)) (Ty (BF16) "6x8" 2 8))',
         f"(set (value 2) (Matmul {call}))",
-        '(set (ty (value 2)) (Ty "bf16" "6x16" 2 16))',
+        '(set (ty (value 2)) (Ty (BF16) "6x16" 2 16))',
         '(set (value 3) (Leaf "v1.0"))',
-        '(set (ty (value 3)) (Ty "bf16" "6x16" 2 16))',
+        '(set (ty (value 3)) (Ty (BF16) "6x16" 2 16))',
         '(set (value 4) (Leaf "a2"))',
-        '(set (ty (value 4)) (Ty "bf16" "16" 1 16))',
+        '(set (ty (value 4)) (Ty (BF16) "16" 1 16))',
         "(set (value 5) (Add (value 3) (value 4)))",
-        '(set (ty (value 5)) (Ty "bf16" "6x16" 2 16))',
+        '(set (ty (value 5)) (Ty (BF16) "6x16" 2 16))',
     ]
 
 

@@ -30,13 +30,14 @@
 // The dump is the block's whole egglog program: rules, the encoded block (ops by
 // position: a0 is block argument 0), and the schedule the pass runs.
 // DUMP:      ; func @bias_relu
+// DUMP:      (datatype Epilogue (EpiDefault) (EpiRelu)
 // DUMP:      (ruleset canon)
 // DUMP:      (ruleset bias)
 // DUMP:      (ruleset relu)
 // DUMP:      ; --- the block ---
 // DUMP-NEXT: (set (value 0) (Leaf "a0"))
-// DUMP-NEXT: (set (ty (value 0)) (Ty "bf16" "16x8" 2 8))
-// DUMP:      (set (value 2) (Matmul (Call (Layout "t" "n" "col" "col" "col") (Types "bf16" "bf16" "bf16" "bf16" "compute_32f" "f32") 1.0 0.0 "default" (value 0) (value 1) (NoTensor) (NoTensor))))
+// DUMP-NEXT: (set (ty (value 0)) (Ty (BF16) "16x8" 2 8))
+// DUMP:      (set (value 2) (Matmul (Call (Layout (TransT) (TransN) (OrderCol) (OrderCol) (OrderCol)) (Types (BF16) (BF16) (BF16) (BF16) (Compute32F) (F32)) 1.0 0.0 (EpiDefault) (value 0) (value 1) (NoTensor) (NoTensor))))
 // DUMP:      (set (value 4) (Add (value 2) (value 3)))
 // DUMP:      (set (value 5) (Relu (value 4)))
 // DUMP:      (run-schedule (repeat 32 (saturate (run canon)) (run transpose) (run alpha) (run residual) (run bias) (run relu) (run gelu) (run cast) (run batched)))
@@ -47,7 +48,7 @@
 // FILE:      (run-schedule (repeat 32 (saturate (run canon)) (run bias)))
 
 // UNKNOWN: error: cublaslt-fuse: unknown rule family 'bogus' (known: transpose, alpha, residual, bias, relu, gelu, cast, batched)
-// UNSAFE:  error: cublaslt-fuse: unknown unsafe test rule 'bogus' (known: unguarded-cast, mistyped-merge)
+// UNSAFE:  error: cublaslt-fuse: unknown unsafe test rule 'bogus' (known: unguarded-cast, mistyped-merge, misspelled-constant)
 // ZERO:    error: cublaslt-fuse: iteration-limit must be at least 1, got 0
 func.func @bias_relu(%w: tensor<16x8xbf16>, %x: tensor<6x8xbf16>, %b: tensor<16xbf16>) -> tensor<6x16xbf16> {
   %mm = cublaslt.matmul %w, %x {
