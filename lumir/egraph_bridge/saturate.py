@@ -78,8 +78,12 @@ def _suggestion(reason: str) -> str:
     if unbound is None:
         return ""
     names = constructor_sorts()
-    close = difflib.get_close_matches(unbound.group(1), list(names), n=1)
-    return f"; did you mean ({close[0]}), of sort {names[close[0]]}?" if close else ""
+    folded = {name.lower(): name for name in names}  # case slips (Compute32f) first
+    close = difflib.get_close_matches(unbound.group(1).lower(), list(folded), n=1)
+    if not close:
+        return ""
+    name = folded[close[0]]
+    return f"; did you mean ({name}), of sort {names[name]}?"
 
 
 def rule_file_error(source: RuleSource, error: EggSmolError) -> RuleFileError:
