@@ -65,8 +65,9 @@ class CublasltFusePass(ModulePass):
     product in f32), `precision=fast` (the default) allows it;
     `report-rejected=true` prints a remark for every call e-node the verifier refused,
     naming the rule that proposed it; `unsafe-test-rules=unguarded-cast` (or
-    `mistyped-merge`) also loads a deliberately wrong rule, for tests of that refusal (or
-    of the error naming a rule that merged two tensor types into one e-class).
+    `mistyped-merge`, or `misspelled-constant`) also loads a deliberately wrong rule, for
+    tests of that refusal (or of the error naming a rule that merged two tensor types
+    into one e-class, or of the located error for a rule file that does not load).
     """
 
     name = "cublaslt-fuse"
