@@ -87,8 +87,9 @@ def _suggestion(reason: str) -> str:
 
 
 def rule_file_error(source: RuleSource, error: EggSmolError) -> RuleFileError:
-    """egglog's refusal of `source` as a located error (egglog 13 and 14 both say 'In L:C')."""
-    text = str(error).strip()
+    """egglog's refusal of `source` as a located error (its `In L:C` position, when it gives one)."""
+    # Some egglog-python versions append the commands that failed; the reason is before.
+    text = str(error).split("\nWhen running commands:")[0].strip()
     found = _POSITION.match(text)
     if found is None:
         return RuleFileError(source.name, None, None, text + _suggestion(text))
