@@ -87,7 +87,7 @@ def _suggestion(reason: str) -> str:
 
 
 def rule_file_error(source: RuleSource, error: EggSmolError) -> RuleFileError:
-    """egglog's refusal of `source` as a located error (its `In L:C` position, when it gives one)."""
+    """egglog's refusal of `source` as a located error (at its `In L:C`, when it gives one)."""
     # Some egglog-python versions append the commands that failed; the reason is before.
     text = str(error).split("\nWhen running commands:")[0].strip()
     found = _POSITION.match(text)
