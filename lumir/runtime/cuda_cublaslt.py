@@ -40,7 +40,7 @@ import torch
 
 from lumir.cublaslt_enums import DataType, Epilogue, Operand
 from lumir.dialects.cublaslt_rt import DEFAULT_WORKSPACE_SIZE
-from lumir.runtime.layouts import MatrixLayout, matrix_layout
+from lumir.operand_layout import MatrixLayout, matrix_layout
 
 if TYPE_CHECKING:
     from lumir.dialects.cublaslt import MatmulDescriptor
