@@ -31,7 +31,6 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     DictionaryAttr,
     IntegerAttr,
-    IntegerType,
     MemRefType,
     ModuleOp,
     NoneAttr,
@@ -74,6 +73,7 @@ from lumir.dialects.cublaslt import (
     descriptor_from_properties,
     descriptor_properties,
 )
+from lumir.dtypes import element_byte_width as dtype_byte_width
 from lumir.operand_layout import OPERAND_FIELDS, matrix_layout
 from lumir.verifier import (
     INVARIANT_CHECKS,
@@ -522,12 +522,9 @@ def _hl_problem(
 
 def element_byte_width(element_type: Attribute) -> int:
     """Bytes one element of a buffer takes (i1 is a byte, as in torch.bool)."""
-    if isinstance(element_type, IntegerType):
-        bits = element_type.width.data
-    else:
-        bits = getattr(element_type, "bitwidth", 0)
-        assert isinstance(bits, int) and bits > 0, f"no byte width for {element_type}"
-    return max(1, (bits + 7) // 8)
+    width = dtype_byte_width(element_type)
+    assert width is not None, f"no byte width for {element_type}"
+    return width
 
 
 def buffer_bytes(buffer_type: MemRefType[Attribute]) -> int:
