@@ -4,29 +4,17 @@ The IR attributes in `lumir.dialects.cublaslt`, the verifier's supported-type ta
 the CPU reference executor and the CUDA executor all speak these enums. Each member's
 `cuda_value` is the integer cuBLASLt (or CUDA's `cudaDataType_t` /
 `cublasComputeType_t`) uses for it, so the CUDA executor never keeps a second table.
+A `DataType`'s facts (CUDA id, byte width, element type) are its row of `lumir.dtypes`.
 """
 
 from __future__ import annotations
 
 from enum import Enum
 
-from xdsl.dialects.builtin import (
-    BFloat16Type,
-    Float8E4M3FNType,
-    Float8E5M2Type,
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    IntegerType,
-    bf16,
-    f16,
-    f32,
-    f64,
-    i8,
-    i32,
-)
 from xdsl.ir import Attribute
 from xdsl.utils.str_enum import StrEnum
+
+from lumir.dtypes import BY_NAME, ElementDType, element_dtype
 
 
 class DataType(StrEnum):
@@ -42,12 +30,19 @@ class DataType(StrEnum):
     I32 = "i32"
 
     @property
+    def row(self) -> ElementDType:
+        """This type's row of the dtype table (`lumir.dtypes`)."""
+        return BY_NAME[self.value]
+
+    @property
     def cuda_value(self) -> int:
-        return _CUDA_DATA_TYPE[self]
+        value = self.row.cuda_data_type
+        assert value is not None, f"the dtype table gives {self} no cudaDataType_t"
+        return value
 
     @property
     def byte_width(self) -> int:
-        return _BYTE_WIDTH[self]
+        return self.row.byte_width
 
     @property
     def is_fp8(self) -> bool:
@@ -55,59 +50,15 @@ class DataType(StrEnum):
 
     def element_type(self) -> Attribute:
         """The builtin MLIR element type that carries this data type in IR."""
-        return _ELEMENT_TYPE[self]
+        return self.row.element_type
 
     @staticmethod
     def from_element_type(element_type: Attribute) -> DataType | None:
         """The data type of a builtin element type, or None if cuBLASLt has none."""
-        for kind, data_type in _ELEMENT_KIND:
-            if isinstance(element_type, kind):
-                if isinstance(element_type, IntegerType):
-                    width = element_type.width.data
-                    return {8: DataType.I8, 32: DataType.I32}.get(width)
-                return data_type
-        return None
-
-
-_CUDA_DATA_TYPE = {
-    DataType.F32: 0,
-    DataType.F64: 1,
-    DataType.F16: 2,
-    DataType.I8: 3,
-    DataType.I32: 10,
-    DataType.BF16: 14,
-    DataType.F8E4M3: 28,
-    DataType.F8E5M2: 29,
-}
-_BYTE_WIDTH = {
-    DataType.F16: 2,
-    DataType.BF16: 2,
-    DataType.F32: 4,
-    DataType.F64: 8,
-    DataType.F8E4M3: 1,
-    DataType.F8E5M2: 1,
-    DataType.I8: 1,
-    DataType.I32: 4,
-}
-_ELEMENT_TYPE: dict[DataType, Attribute] = {
-    DataType.F16: f16,
-    DataType.BF16: bf16,
-    DataType.F32: f32,
-    DataType.F64: f64,
-    DataType.F8E4M3: Float8E4M3FNType(),
-    DataType.F8E5M2: Float8E5M2Type(),
-    DataType.I8: i8,
-    DataType.I32: i32,
-}
-_ELEMENT_KIND: tuple[tuple[type, DataType], ...] = (
-    (Float16Type, DataType.F16),
-    (BFloat16Type, DataType.BF16),
-    (Float32Type, DataType.F32),
-    (Float64Type, DataType.F64),
-    (Float8E4M3FNType, DataType.F8E4M3),
-    (Float8E5M2Type, DataType.F8E5M2),
-    (IntegerType, DataType.I32),
-)
+        row = element_dtype(element_type)
+        if row is None or row.cuda_data_type is None:
+            return None
+        return DataType(row.name)
 
 
 class ComputeType(StrEnum):

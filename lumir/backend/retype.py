@@ -30,12 +30,12 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from lumir.cublaslt_enums import Order
 from lumir.diagnostics import verify_module
 from lumir.dialects import cublaslt, hl
 from lumir.dialects.cublaslt import INT_FIELDS, descriptor_properties
-from lumir.egraph_bridge.descriptors import UndecodableCallError, call_descriptor, op_dims
+from lumir.egraph_bridge.descriptors import UndecodableCallError, call_descriptor
 from lumir.egraph_bridge.encoder import call_fields
+from lumir.operand_layout import dense_shape, tensor_op_dims
 from lumir.runtime.interpreter import find_function
 
 _SIZE_PROPERTIES: dict[str, tuple[str, ...]] = {
@@ -215,9 +215,9 @@ def _call_result_shape(op: cublaslt.MatmulOp, operands: list[SSAValue]) -> list[
     in D's order (stored [n, m] when column-major), batched like the old D."""
     desc = op.descriptor()
     a, b = (_static_shape(v) for v in operands[:2])
-    m = op_dims(a, desc.order_a, desc.transa)[0]
-    n = op_dims(b, desc.order_b, desc.transb)[1]
-    matrix = [n, m] if desc.order_d == Order.COL else [m, n]
+    m = tensor_op_dims(a, desc.order_a, desc.transa)[0]
+    n = tensor_op_dims(b, desc.order_b, desc.transb)[1]
+    matrix = dense_shape(m, n, desc.order_d)
     assert isinstance(op.d.type, TensorType)
     if op.d.type.get_num_dims() == 3:
         batch = max(shape[0] for shape in (a, b) if len(shape) == 3)

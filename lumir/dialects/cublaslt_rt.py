@@ -31,7 +31,6 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     DictionaryAttr,
     IntegerAttr,
-    IntegerType,
     MemRefType,
     ModuleOp,
     NoneAttr,
@@ -66,7 +65,7 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from lumir.cublaslt_enums import DataType, Order, Transpose
+from lumir.cublaslt_enums import DataType, Operand
 from lumir.dialects.cublaslt import (
     DataTypeAttr,
     DescriptorProperties,
@@ -74,6 +73,8 @@ from lumir.dialects.cublaslt import (
     descriptor_from_properties,
     descriptor_properties,
 )
+from lumir.dtypes import element_byte_width as dtype_byte_width
+from lumir.operand_layout import OPERAND_FIELDS, matrix_layout
 from lumir.verifier import (
     INVARIANT_CHECKS,
     FindingsVerifyException,
@@ -197,11 +198,11 @@ class PlanOp(DescriptorProperties):
         if not problems:
             call = MatmulCall(
                 descriptor,
-                _canonical_tensor(descriptor, "a"),
-                _canonical_tensor(descriptor, "b"),
+                _canonical_tensor(descriptor, Operand.A),
+                _canonical_tensor(descriptor, Operand.B),
                 None,
                 None,
-                _canonical_tensor(descriptor, "d"),
+                _canonical_tensor(descriptor, Operand.D),
             )
             problems = [str(p) for p in _run_invariants(PLAN_INVARIANTS, call)]
         workspace = _int(self.workspace_size)
@@ -230,25 +231,13 @@ def _run_invariants(ids: tuple[Invariant, ...], call: MatmulCall) -> list[Matmul
     return found
 
 
-def _stored_dims(desc: MatmulDescriptor, role: str) -> tuple[int, int]:
-    """Rows and columns of operand `role` as stored, before op() (cuBLASLt's layout)."""
-    if role == "a":
-        return (desc.m, desc.k) if desc.transa is Transpose.N else (desc.k, desc.m)
-    if role == "b":
-        return (desc.k, desc.n) if desc.transb is Transpose.N else (desc.n, desc.k)
-    return desc.m, desc.n
-
-
-def _canonical_tensor(desc: MatmulDescriptor, role: str) -> TensorType[Attribute]:
+def _canonical_tensor(desc: MatmulDescriptor, operand: Operand) -> TensorType[Attribute]:
     """The dense row-major tensor a descriptor's operand is read from (conventions.md)."""
-    rows, cols = _stored_dims(desc, role)
-    order = {"a": desc.order_a, "b": desc.order_b, "d": desc.order_d}[role]
-    dtype = {"a": desc.a_dtype, "b": desc.b_dtype, "d": desc.d_dtype}[role]
-    shape = [cols, rows] if order is Order.COL else [rows, cols]
-    stride = {"a": desc.stride_a, "b": desc.stride_b, "d": desc.stride_d}[role]
-    if desc.batch_count > 1 and stride != 0:
-        shape = [desc.batch_count, *shape]
-    return TensorType(dtype.element_type(), shape)
+    layout = matrix_layout(desc, operand)
+    shape = layout.stored_shape()
+    if layout.batch_count > 1 and layout.stride != 0:
+        shape = [layout.batch_count, *shape]
+    return TensorType(layout.dtype.element_type(), shape)
 
 
 def _plan_layout_problems(desc: MatmulDescriptor) -> list[str]:
@@ -259,22 +248,16 @@ def _plan_layout_problems(desc: MatmulDescriptor) -> list[str]:
             problems.append(f"{field} = {getattr(desc, field)}, but it must not be negative")
     if desc.batch_count < 1:
         problems.append(f"batch_count = {desc.batch_count}, but it must be at least 1")
-    layouts = (
-        ("a", "lda", desc.lda, desc.order_a, desc.stride_a),
-        ("b", "ldb", desc.ldb, desc.order_b, desc.stride_b),
-        ("c", "ldc", desc.ldc, desc.order_c, desc.stride_c),
-        ("d", "ldd", desc.ldd, desc.order_d, desc.stride_d),
-    )
-    for role, ld_field, ld, order, stride in layouts:
-        rows, cols = _stored_dims(desc, role)
-        contiguous = rows if order is Order.COL else cols
-        if ld < max(1, contiguous):
+    for operand, names in OPERAND_FIELDS.items():
+        layout = matrix_layout(desc, operand)
+        needed = max(1, layout.contiguous)
+        if layout.ld < needed:
             problems.append(
-                f"{ld_field} = {ld}, but a {rows} x {cols} matrix in {order} order needs "
-                f"a leading dimension of at least {max(1, contiguous)}"
+                f"{names.ld} = {layout.ld}, but a {layout.rows} x {layout.cols} matrix in "
+                f"{layout.order} order needs a leading dimension of at least {needed}"
             )
-        if stride < 0:
-            problems.append(f"stride_{role} = {stride}, but it must not be negative")
+        if layout.stride < 0:
+            problems.append(f"{names.stride} = {layout.stride}, but it must not be negative")
     return problems
 
 
@@ -539,12 +522,9 @@ def _hl_problem(
 
 def element_byte_width(element_type: Attribute) -> int:
     """Bytes one element of a buffer takes (i1 is a byte, as in torch.bool)."""
-    if isinstance(element_type, IntegerType):
-        bits = element_type.width.data
-    else:
-        bits = getattr(element_type, "bitwidth", 0)
-        assert isinstance(bits, int) and bits > 0, f"no byte width for {element_type}"
-    return max(1, (bits + 7) // 8)
+    width = dtype_byte_width(element_type)
+    assert width is not None, f"no byte width for {element_type}"
+    return width
 
 
 def buffer_bytes(buffer_type: MemRefType[Attribute]) -> int:

@@ -20,6 +20,7 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute
 
 from lumir.cublaslt_enums import ComputeType, DataType
+from lumir.dtypes import element_byte_width
 from lumir.matmul_descriptor import MatmulDescriptor
 
 HBM_BYTES_PER_SECOND = 4.3e12
@@ -72,14 +73,8 @@ def matrix_rate(compute_type: ComputeType, a_dtype: DataType) -> float:
 
 def tensor_bytes(tensor: TensorType[Attribute]) -> int:
     """Bytes of a dense tensor (a dynamic dimension counts as 1)."""
-    dtype = DataType.from_element_type(tensor.element_type)
-    width = dtype.byte_width if dtype is not None else _element_bytes(tensor.element_type)
-    return width * math.prod(max(dim, 1) for dim in tensor.get_shape())
-
-
-def _element_bytes(element_type: Attribute) -> int:
-    bitwidth = getattr(element_type, "bitwidth", None)
-    return max(1, bitwidth // 8) if isinstance(bitwidth, int) else 4
+    width = element_byte_width(tensor.element_type)
+    return (width or 4) * math.prod(max(dim, 1) for dim in tensor.get_shape())
 
 
 def matmul_seconds(

@@ -11,15 +11,13 @@ rejects, which makes the candidate unselectable.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute
 
 from lumir.cublaslt_enums import Order, Transpose
 from lumir.egraph_bridge.terms import CallFields
 from lumir.matmul_descriptor import MatmulDescriptor
-from lumir.passes.cublaslt_builders import dense_layout
+from lumir.operand_layout import dense_layout, tensor_op_dims
 
 
 class UndecodableCallError(ValueError):
@@ -33,14 +31,6 @@ def _matrix_shape(tensor: TensorType[Attribute], role: str) -> tuple[int, ...]:
             f"operand {role} {tensor} is not a static 2-D matrix or 3-D batch"
         )
     return shape
-
-
-def op_dims(shape: Sequence[int], order: Order, trans: Transpose) -> tuple[int, int]:
-    """(rows, cols) of op(X) for a dense row-major tensor `[..] R x C` read in `order`."""
-    rows, cols = shape[-2], shape[-1]
-    if order == Order.COL:
-        rows, cols = cols, rows
-    return (cols, rows) if trans == Transpose.T else (rows, cols)
 
 
 def call_descriptor(
@@ -58,8 +48,8 @@ def call_descriptor(
     fields = call.descriptor_arguments()
     transa, transb = fields["transa"], fields["transb"]
     order_a, order_b = fields["order_a"], fields["order_b"]
-    m, k = op_dims(a_shape, order_a, transa)
-    n = op_dims(b_shape, order_b, transb)[1]
+    m, k = tensor_op_dims(a_shape, order_a, transa)
+    n = tensor_op_dims(b_shape, order_b, transb)[1]
     batch_count = d_shape[0] if len(d_shape) == 3 else 1
     lda, stride_a = dense_layout(a_shape, batch_count)
     ldb, stride_b = dense_layout(b_shape, batch_count)

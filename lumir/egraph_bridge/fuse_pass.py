@@ -56,8 +56,8 @@ class CublasltFusePass(ModulePass):
     passes the verifier (V1-V10) under an H200 roofline cost model. See
     docs/passes/cublaslt-fuse.md.
 
-    Options: `families=a,b` runs only those rule families (transpose, alpha, residual,
-    bias, relu, gelu, cast, batched); `disable=a,b` leaves some out; `node-limit` and
+    Options: `families=a,b` runs only those rule families (alpha, residual, bias,
+    relu, gelu, cast, batched); `disable=a,b` leaves some out; `node-limit` and
     `iteration-limit` bound saturation per block (hitting one is an error naming it);
     `dump-egglog=PATH` writes each block's egglog program (`-` for stderr);
     `precision=strict` never lets a call write a value in another dtype than the

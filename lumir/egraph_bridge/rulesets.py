@@ -23,7 +23,6 @@ RULES_DIR = Path(__file__).resolve().parent / "rules"
 _PACKAGE_ROOT = RULES_DIR.parents[2]
 
 FAMILIES: tuple[str, ...] = (
-    "transpose",
     "alpha",
     "residual",
     "bias",
@@ -33,6 +32,11 @@ FAMILIES: tuple[str, ...] = (
     "batched",
 )
 """Every rule family, in schedule order."""
+
+RETIRED_FAMILIES: dict[str, str] = {
+    "transpose": "hl-to-cublaslt folds operand transposes into transa/transb",
+}
+"""Family names that no longer exist, and who does their work now (for the error)."""
 
 UNSAFE_TEST_RULES: tuple[str, ...] = ("unguarded-cast", "mistyped-merge", "misspelled-constant")
 """Rules that are wrong on purpose, loaded only by tests (`unsafe-test-rules=`)."""
@@ -69,6 +73,11 @@ def rule_file(name: str) -> RuleSource:
 def select_families(families: Sequence[str], disable: Sequence[str]) -> tuple[str, ...]:
     """The families to run: `families` (all when empty) minus `disable`, in schedule order."""
     for name in (*families, *disable):
+        if name in RETIRED_FAMILIES:
+            raise UnknownRuleFamilyError(
+                f"rule family '{name}' no longer exists: {RETIRED_FAMILIES[name]} "
+                f"(known: {', '.join(FAMILIES)})"
+            )
         if name not in FAMILIES:
             raise UnknownRuleFamilyError(
                 f"unknown rule family '{name}' (known: {', '.join(FAMILIES)})"

@@ -1,21 +1,19 @@
-"""torch dtypes <-> builtin element types: the importer's one table of dtypes.
+"""torch dtypes <-> builtin element types for the importer.
 
-The importer accepts exactly the dtypes of `IMPORTED_DTYPES`; every other dtype makes
-the node unsupported, so the partitioner leaves it to eager.
+The importer accepts exactly the dtypes of `IMPORTED_DTYPES`, the rows of `lumir.dtypes`
+marked imported; every other dtype makes the node unsupported, so the partitioner
+leaves it to eager.
 """
 
 from __future__ import annotations
 
 import torch
-from xdsl.dialects.builtin import BFloat16Type, Float16Type, Float32Type, IntegerType
 from xdsl.ir import Attribute
 
+from lumir.dtypes import ELEMENT_DTYPES
+
 IMPORTED_DTYPES: dict[torch.dtype, Attribute] = {
-    torch.float32: Float32Type(),
-    torch.float16: Float16Type(),
-    torch.bfloat16: BFloat16Type(),
-    torch.int64: IntegerType(64),
-    torch.bool: IntegerType(1),
+    row.torch_dtype(): row.element_type for row in ELEMENT_DTYPES if row.imported
 }
 """The dtypes lumir imports and the element type each becomes (bool is i1)."""
 

@@ -6,8 +6,8 @@ rebuilds a fused call) describes it the same way: a row-major product
     D[..., M, N] = op(lhs)[..., M, K] @ op(rhs)[..., K, N]
 
 where `op` swaps the last two dimensions of an operand read transposed. This module turns
-that into cuBLASLt's column-major view exactly as docs/conventions.md lays it out, so the
-layout rule lives in one place:
+that into cuBLASLt's column-major view exactly as docs/conventions.md lays it out (the
+per-operand rule, dense leading dimensions and strides, is `lumir.operand_layout`'s):
 
 - A = rhs, B = lhs, m = N, n = M, k = K, every order COL;
 - a tensor `[B x] R x C` has leading dimension C; a 3-D operand is a strided batch with
@@ -28,6 +28,7 @@ from xdsl.ir import Attribute, SSAValue
 
 from lumir.cublaslt_enums import ComputeType, DataType, Epilogue, Order, Transpose
 from lumir.dialects.cublaslt import MatmulDescriptor, MatmulOp
+from lumir.operand_layout import dense_layout, tensor_op_dims
 
 
 class UnsupportedMatmulError(ValueError):
@@ -95,18 +96,7 @@ def _shape(tensor_type: TensorType[Attribute], role: str) -> tuple[int, ...]:
 
 def op_dims(shape: Sequence[int], transpose: bool) -> tuple[int, int]:
     """(rows, cols) of op(X) for a row-major `[..] R x C`: (R, C), or (C, R) when transposed."""
-    rows, cols = shape[-2], shape[-1]
-    return (cols, rows) if transpose else (rows, cols)
-
-
-def dense_layout(shape: Sequence[int], batch_count: int) -> tuple[int, int]:
-    """(leading dimension, batch stride) of a dense row-major tensor in a call.
-
-    The leading dimension is the last dimension in either order; the stride is R*C for a
-    3-D operand of a batched call and 0 otherwise (shared 2-D operand, or batch_count 1).
-    """
-    stride = shape[-2] * shape[-1] if batch_count > 1 and len(shape) == 3 else 0
-    return shape[-1], stride
+    return tensor_op_dims(shape, Order.ROW, Transpose.T if transpose else Transpose.N)
 
 
 def _batch_count(lhs: tuple[int, ...], rhs: tuple[int, ...]) -> int:

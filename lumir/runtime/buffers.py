@@ -3,8 +3,8 @@
 docs/conventions.md fixes the representation: a buffer is the bytes of a dense
 row-major `memref`, nothing more. A GEMM reads it through its plan's dtypes and layouts
 (`lumir.runtime.reference_gemm`); every other kernel views it as
-`buffer.view(torch_dtype).view(shape)`. This module holds the one table from builtin
-element types to torch dtypes that the executors and the reference interpreter share.
+`buffer.view(torch_dtype).view(shape)`. The torch dtype of each element type is its row
+of `lumir.dtypes`, which the executors and the reference interpreter share.
 """
 
 from __future__ import annotations
@@ -12,47 +12,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import torch
-from xdsl.dialects.builtin import (
-    BFloat16Type,
-    DenseIntOrFPElementsAttr,
-    Float8E4M3FNType,
-    Float8E5M2Type,
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    IntegerType,
-    MemRefType,
-    Signedness,
-    TensorType,
-)
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, MemRefType, TensorType
 from xdsl.ir import Attribute
 
 from lumir.cublaslt_enums import DataType
-
-_FLOAT_DTYPES: tuple[tuple[type[Attribute], torch.dtype], ...] = (
-    (Float16Type, torch.float16),
-    (BFloat16Type, torch.bfloat16),
-    (Float32Type, torch.float32),
-    (Float64Type, torch.float64),
-    (Float8E4M3FNType, torch.float8_e4m3fn),
-    (Float8E5M2Type, torch.float8_e5m2),
-)
-_SIGNED_INTEGER_DTYPES = {
-    8: torch.int8,
-    16: torch.int16,
-    32: torch.int32,
-    64: torch.int64,
-}
-_DATA_TYPE_DTYPES = {
-    DataType.F16: torch.float16,
-    DataType.BF16: torch.bfloat16,
-    DataType.F32: torch.float32,
-    DataType.F64: torch.float64,
-    DataType.F8E4M3: torch.float8_e4m3fn,
-    DataType.F8E5M2: torch.float8_e5m2,
-    DataType.I8: torch.int8,
-    DataType.I32: torch.int32,
-}
+from lumir.dtypes import element_dtype
 
 
 class UnsupportedTypeError(TypeError):
@@ -60,26 +24,18 @@ class UnsupportedTypeError(TypeError):
 
 
 def torch_dtype(element_type: Attribute) -> torch.dtype:
-    """The torch dtype of a builtin element type (i1 is torch.bool)."""
-    for kind, dtype in _FLOAT_DTYPES:
-        if isinstance(element_type, kind):
-            return dtype
-    if isinstance(element_type, IntegerType):
-        width = element_type.width.data
-        if width == 1:
-            return torch.bool
-        if width == 8 and element_type.signedness.data == Signedness.UNSIGNED:
-            return torch.uint8
-        if width in _SIGNED_INTEGER_DTYPES and element_type.signedness.data != Signedness.UNSIGNED:
-            return _SIGNED_INTEGER_DTYPES[width]
-    raise UnsupportedTypeError(
-        f"lumir's runtime has no torch dtype for element type {element_type}"
-    )
+    """The torch dtype of a builtin element type (i1 is torch.bool), from `lumir.dtypes`."""
+    row = element_dtype(element_type)
+    if row is None:
+        raise UnsupportedTypeError(
+            f"lumir's runtime has no torch dtype for element type {element_type}"
+        )
+    return row.torch_dtype()
 
 
 def data_type_dtype(data_type: DataType) -> torch.dtype:
     """The torch dtype that holds one element of a cuBLASLt data type."""
-    return _DATA_TYPE_DTYPES[data_type]
+    return data_type.row.torch_dtype()
 
 
 def shaped_type_parts(value_type: Attribute) -> tuple[tuple[int, ...], torch.dtype]:

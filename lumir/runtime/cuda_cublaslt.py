@@ -40,7 +40,8 @@ import torch
 
 from lumir.cublaslt_enums import DataType, Epilogue, Operand
 from lumir.dialects.cublaslt_rt import DEFAULT_WORKSPACE_SIZE
-from lumir.runtime.layouts import MatrixLayout, matrix_layout
+from lumir.operand_layout import MatrixLayout, matrix_layout
+from lumir.verifier.type_table import SUPPORTED_ROWS
 
 if TYPE_CHECKING:
     from lumir.dialects.cublaslt import MatmulDescriptor
@@ -65,11 +66,11 @@ _FORWARD_EPILOGUES = frozenset(
 )
 
 # Host scalars alpha and beta are read in the scale type (POINTER_MODE_HOST).
+# The scale types are those of the type table; each one's numpy type is its dtype row's.
 _SCALE_NUMPY = {
-    DataType.F16: np.float16,
-    DataType.F32: np.float32,
-    DataType.F64: np.float64,
-    DataType.I32: np.int32,
+    row.scale_type: getattr(np, name)
+    for row in SUPPORTED_ROWS
+    if (name := row.scale_type.row.numpy_name) is not None
 }
 
 

@@ -35,7 +35,7 @@ from lumir.cublaslt_enums import ComputeType, DataType, Epilogue, Operand, Trans
 from lumir.dialects.cublaslt import MatmulDescriptor
 from lumir.runtime.buffers import data_type_dtype
 from lumir.runtime.hl_torch import gelu_tanh
-from lumir.runtime.layouts import matrix_layout
+from lumir.runtime.layouts import element_offsets, matrix_layout
 
 SUPPORTED_EPILOGUES = frozenset(
     {
@@ -199,7 +199,7 @@ class ReferenceGemmPlan:
 
     def _operand(self, name: str, buffer: torch.Tensor, operand: Operand) -> _Access:
         layout = matrix_layout(self.descriptor, operand)
-        return _access(name, buffer, layout.dtype, layout.element_offsets(), layout.describe())
+        return _access(name, buffer, layout.dtype, element_offsets(layout), layout.describe())
 
     def run(self) -> None:
         """Compute D from the buffers' current contents and write it into D's buffer."""

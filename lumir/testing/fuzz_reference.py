@@ -41,13 +41,18 @@ from dataclasses import dataclass
 
 import torch
 
-from lumir.testing.fuzz_programs import Node, Program, TensorSpec
+from lumir.dtypes import BY_NAME
+from lumir.testing.fuzz_programs import DTYPES, Node, Program, TensorSpec
 
-UNIT_ROUNDOFF = {"f32": 2.0**-24, "f16": 2.0**-11, "bf16": 2.0**-8}
+TORCH_DTYPES = {name: BY_NAME[name].torch_dtype() for name in DTYPES}
+"""The torch dtype of each dtype the fuzzer draws (their rows of `lumir.dtypes`)."""
+UNIT_ROUNDOFF = {name: torch.finfo(dtype).eps / 2 for name, dtype in TORCH_DTYPES.items()}
 """Half an ulp at 1: the largest relative error of rounding to nearest."""
-SUBNORMAL_HALF_GAP = {"f32": 2.0**-150, "f16": 2.0**-25, "bf16": 2.0**-134}
+SUBNORMAL_HALF_GAP = {
+    name: torch.finfo(dtype).smallest_normal * torch.finfo(dtype).eps / 2
+    for name, dtype in TORCH_DTYPES.items()
+}
 """Half the smallest subnormal: the absolute error of rounding a value that underflows."""
-TORCH_DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
 GELU_LIPSCHITZ = 1.13
 """max |gelu'(x)|: 1.1289 for the erf form (at x = sqrt 2), 1.1290 for the tanh form."""
 F32_KERNEL_ULPS = 16

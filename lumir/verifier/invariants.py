@@ -23,8 +23,9 @@ from xdsl.dialects.builtin import NoneAttr, TensorType
 from xdsl.ir import Attribute
 from xdsl.utils.exceptions import VerifyException
 
-from lumir.cublaslt_enums import DataType, Epilogue, Order, Transpose
+from lumir.cublaslt_enums import DataType, Epilogue, Operand, Order
 from lumir.matmul_descriptor import MatmulDescriptor
+from lumir.operand_layout import OPERAND_FIELDS, tensor_op_dims
 from lumir.verifier.type_table import (
     TypeRow,
     find_row,
@@ -366,18 +367,6 @@ def check_v7_bias_activation_order(call: MatmulCall) -> list[MatmulDiagnostic]:
 # --- V8: shapes, leading dimensions, batches -----------------------------------------
 
 
-def _matrix_dims(shape: Sequence[int], order: Order) -> tuple[int, int]:
-    """(rows, cols) of the matrix cuBLASLt reads from a tensor `[..] R x C`."""
-    rows, cols = shape[-2], shape[-1]
-    return (cols, rows) if order == Order.COL else (rows, cols)
-
-
-def _op_dims(shape: Sequence[int], order: Order, trans: Transpose) -> tuple[int, int]:
-    """(rows, cols) of op(X): the matrix with the transpose applied."""
-    rows, cols = _matrix_dims(shape, order)
-    return (rows, cols) if trans == Transpose.N else (cols, rows)
-
-
 @dataclass(frozen=True)
 class _Operand:
     """One matrix operand for the V8 checks: its role, tensor and layout fields."""
@@ -412,13 +401,19 @@ def check_v8_shapes(call: MatmulCall) -> list[MatmulDiagnostic]:
       equal calls compare equal), even for a 3-D operand with leading dimension 1.
     """
     desc = call.desc
+    tensors = {Operand.A: call.a, Operand.B: call.b, Operand.C: call.c, Operand.D: call.d}
     operands = [
-        _Operand("A", call.a, "lda", desc.lda, "stride_a", desc.stride_a),
-        _Operand("B", call.b, "ldb", desc.ldb, "stride_b", desc.stride_b),
-        _Operand("D", call.d, "ldd", desc.ldd, "stride_d", desc.stride_d),
+        _Operand(
+            fields.operand.value,
+            tensor,
+            fields.ld,
+            getattr(desc, fields.ld),
+            fields.stride,
+            getattr(desc, fields.stride),
+        )
+        for fields in OPERAND_FIELDS.values()
+        if (tensor := tensors[fields.operand]) is not None
     ]
-    if call.c is not None:
-        operands.insert(2, _Operand("C", call.c, "ldc", desc.ldc, "stride_c", desc.stride_c))
     found: list[MatmulDiagnostic] = []
     well_formed: list[_Operand] = []
     for operand in operands:
@@ -443,21 +438,21 @@ def _check_matrix_dims(
     desc: MatmulDescriptor, by_role: dict[str, _Operand]
 ) -> list[MatmulDiagnostic]:
     found: list[MatmulDiagnostic] = []
-    expectations = (
-        ("A", "op(A)", "m x k", (desc.m, desc.k), desc.order_a, desc.transa, "transa"),
-        ("B", "op(B)", "k x n", (desc.k, desc.n), desc.order_b, desc.transb, "transb"),
-        ("D", "D", "m x n", (desc.m, desc.n), desc.order_d, Transpose.N, None),
-    )
-    for role, name, dims_name, expected, order, trans, trans_field in expectations:
+    for fields in (OPERAND_FIELDS[Operand.A], OPERAND_FIELDS[Operand.B], OPERAND_FIELDS[Operand.D]):
+        role = fields.operand.value
         operand = by_role.get(role)
         if operand is None:
             continue
-        actual = _op_dims(operand.shape, order, trans)
+        name = role if fields.trans is None else f"op({role})"
+        dims_name = " x ".join(fields.op_dims)
+        expected = fields.op_sizes(desc)
+        order, trans = getattr(desc, fields.order), fields.transpose(desc)
+        actual = tensor_op_dims(operand.shape, order, trans)
         if not any(_differs(have, want) for have, want in zip(actual, expected, strict=True)):
             continue
         how = f"read in {order} order"
-        if trans_field is not None:
-            how += f" with {trans_field} = {trans}"
+        if fields.trans is not None:
+            how += f" with {fields.trans} = {trans}"
         found.append(
             MatmulDiagnostic(
                 Invariant.V8,
@@ -607,11 +602,11 @@ def check_v10_fp8_alignment(call: MatmulCall) -> list[MatmulDiagnostic]:
     if not (desc.a_dtype.is_fp8 or desc.b_dtype.is_fp8):
         return []
     found: list[MatmulDiagnostic] = []
-    layouts = [("lda", desc.lda, desc.a_dtype), ("ldb", desc.ldb, desc.b_dtype)]
-    if call.c is not None:
-        layouts.append(("ldc", desc.ldc, desc.c_dtype))
-    layouts.append(("ldd", desc.ldd, desc.d_dtype))
-    for field, ld, dtype in layouts:
+    for operand, fields in OPERAND_FIELDS.items():
+        if operand is Operand.C and call.c is None:
+            continue
+        field, ld = fields.ld, getattr(desc, fields.ld)
+        dtype: DataType = getattr(desc, fields.dtype)
         size = ld * dtype.byte_width
         if size % FP8_ALIGNMENT_BYTES:
             found.append(

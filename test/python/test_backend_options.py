@@ -61,6 +61,7 @@ def test_unknown_option_through_torch_compile_names_it():
     [
         ({"precision": "loose"}, "'precision' must be one of fast, strict"),
         ({"families": ["bias", "glue"]}, "unknown rule family 'glue'"),
+        ({"disable": ["transpose"]}, "'transpose' no longer exists: hl-to-cublaslt folds"),
         ({"device": "tpu"}, "'device' must be 'cpu' or 'cuda"),
         ({"report": "yes"}, "'report' must be True or False"),
         ({"cache_size": 0}, "'cache_size' must be an integer >= 1"),
@@ -117,7 +118,7 @@ def test_dump_ir_writes_every_stage(tmp_path):
 def test_families_select_the_rules_that_run():
     got, expected, fused = _run()
     assert fused["fused_bias"] == 1 and fused["fused_beta"] == 1
-    got, expected, fused = _run({"families": ["transpose"]})
+    got, expected, fused = _run({"families": ["gelu"]})
     assert fused["fused_bias"] == 0 and fused["fused_beta"] == 0
     torch.testing.assert_close(got, expected, atol=1e-5, rtol=1e-5)
     _, _, fused = _run({"disable": ["residual"]})

@@ -56,6 +56,7 @@ from lumir.passes.cublaslt_builders import (
 from lumir.passes.hl_canonicalize import HLCanonicalizePass, is_exact_widening
 from lumir.passes.hl_to_cublaslt import HLToCublasltPass
 from lumir.runtime.cuda_cublaslt import CublasLtMatmulPlan, cublaslt_available
+from lumir.testing.fuzz_programs import random_program
 from lumir.verifier import check_matmul
 
 TORCH_DTYPE: dict[type[Attribute], torch.dtype] = {
@@ -510,3 +511,40 @@ def test_folded_cast_chains_equal_torch(source: Attribute) -> None:
         chained = values.to(torch_dtype(middle)).to(torch_dtype(target))
         direct = values.to(torch_dtype(target))
         assert same(chained, direct), (source, middle, target)
+
+
+# --- one owner of transpose folding -------------------------------------------------
+
+OWNER_PROGRAMS = 40
+"""Fuzzer programs (seed 0) checked for transposes left under a call; about 10 s."""
+
+
+def _reads_foldable_transpose(value: SSAValue) -> bool:
+    owner = value.owner
+    return isinstance(owner, hl.TransposeOp) and swaps_last_two(
+        [int(v) for v in owner.permutation.get_values()]
+    )
+
+
+def test_hl_to_cublaslt_is_the_one_owner_of_transpose_folding() -> None:
+    """No call reads a last-two-dims transpose once hl-to-cublaslt has run.
+
+    That is why cublaslt-fuse has no transpose rule (docs/passes/cublaslt-fuse.md): its
+    rules only build calls over operands of existing calls, so a fold rule there could
+    never fire. The fuzzer's programs store operands transposed on purpose; at least one
+    must come out with a trans flag set, or the check proves nothing.
+    """
+    ctx = lumir_context()
+    transposed_calls = 0
+    for index in range(OWNER_PROGRAMS):
+        program = random_program(0, index)
+        module = LocatedParser(ctx, program.text(), "fuzz.mlir").parse_module()
+        HLCanonicalizePass().apply(ctx, module)
+        HLToCublasltPass().apply(ctx, module)
+        for op in module.walk():
+            if not isinstance(op, cublaslt.MatmulOp):
+                continue
+            assert not any(_reads_foldable_transpose(v) for v in (op.a, op.b)), program.text()
+            desc = op.descriptor()
+            transposed_calls += Transpose.T in (desc.transa, desc.transb)
+    assert transposed_calls > 0

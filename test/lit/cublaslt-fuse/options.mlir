@@ -40,14 +40,14 @@
 // DUMP:      (set (value 2) (Matmul (Call (Layout (TransT) (TransN) (OrderCol) (OrderCol) (OrderCol)) (Types (BF16) (BF16) (BF16) (BF16) (Compute32F) (F32)) 1.0 0.0 (EpiDefault) (value 0) (value 1) (NoTensor) (NoTensor))))
 // DUMP:      (set (value 4) (Add (value 2) (value 3)))
 // DUMP:      (set (value 5) (Relu (value 4)))
-// DUMP:      (run-schedule (repeat 32 (saturate (run canon)) (run transpose) (run alpha) (run residual) (run bias) (run relu) (run gelu) (run cast) (run batched)))
+// DUMP:      (run-schedule (repeat 32 (saturate (run canon)) (run alpha) (run residual) (run bias) (run relu) (run gelu) (run cast) (run batched)))
 // DUMP:      func.func @bias_relu(
 
 // FILE:      (ruleset bias)
 // FILE-NOT:  (ruleset relu)
 // FILE:      (run-schedule (repeat 32 (saturate (run canon)) (run bias)))
 
-// UNKNOWN: error: cublaslt-fuse: unknown rule family 'bogus' (known: transpose, alpha, residual, bias, relu, gelu, cast, batched)
+// UNKNOWN: error: cublaslt-fuse: unknown rule family 'bogus' (known: alpha, residual, bias, relu, gelu, cast, batched)
 // UNSAFE:  error: cublaslt-fuse: unknown unsafe test rule 'bogus' (known: unguarded-cast, mistyped-merge, misspelled-constant)
 // ZERO:    error: cublaslt-fuse: iteration-limit must be at least 1, got 0
 func.func @bias_relu(%w: tensor<16x8xbf16>, %x: tensor<6x8xbf16>, %b: tensor<16xbf16>) -> tensor<6x16xbf16> {
