@@ -14,7 +14,6 @@ from __future__ import annotations
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute
 
-from lumir.cublaslt_enums import Order, Transpose
 from lumir.egraph_bridge.terms import CallFields
 from lumir.matmul_descriptor import MatmulDescriptor
 from lumir.operand_layout import dense_layout, tensor_op_dims
