@@ -10,7 +10,8 @@ Inputs that are the model's parameters, buffers or tensor constants ("static": t
 storage outlives the call) are bound to the program by storage at load time; every
 other input is copied into the program once per call. Each call compares the static
 inputs' data pointers with the bound ones: a parameter replaced by a new tensor (not
-updated in place) makes the program load again against the new storage.
+updated in place) makes the program load again against the new storage. The per-call
+work is a `CallPlan` (lumir.backend.calls), keyed by the call's dynamic sizes alone.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import torch
 from torch import fx
 from xdsl.dialects.builtin import ModuleOp
 
+from lumir.backend.calls import STALE, CallPlan, bindings_of, size_key_function
 from lumir.backend.options import BackendOptions
 from lumir.backend.report import count_fusions
 from lumir.backend.retype import FusedTemplate, RetypeError, structure
@@ -32,7 +34,6 @@ from lumir.backend.stats import PartitionStats
 from lumir.frontend import ImportedGraph, import_graph
 from lumir.frontend.shapes import (
     Bindings,
-    bind_inputs,
     evaluate,
     hint_bindings,
     symbol_names,
@@ -58,7 +59,7 @@ class _Specialisation:
     lowered: ModuleOp
     bindings: Bindings
     program: Program | None = None
-    bound_pointers: tuple[int, ...] = ()
+    plan: CallPlan | None = None
 
 
 class CompiledPartition(torch.nn.Module):
@@ -82,6 +83,7 @@ class CompiledPartition(torch.nn.Module):
         self.stats = stats
         self.placeholders = [n for n in graph_module.graph.nodes if n.op == "placeholder"]
         self.symbol_sites = symbol_sites(self.placeholders)
+        self.size_key = size_key_function(self.symbol_sites)
         self.returns_tuple = isinstance(_output_node(graph_module).args[0], list | tuple)
         self.templates: list[FusedTemplate] = []
         self.cache: OrderedDict[tuple[object, ...], _Specialisation] = OrderedDict()
@@ -110,7 +112,7 @@ class CompiledPartition(torch.nn.Module):
         lowered = lower(fused, dump)
         self.stats.specialisations += 1
         entry = _Specialisation(imported, lowered, dict(bindings))
-        self._remember(symbol_names(bindings), entry)
+        self._remember(tuple(bindings[symbol] for _, _, symbol in self.symbol_sites), entry)
         return entry
 
     def _from_template(self, prepared: ModuleOp) -> ModuleOp | None:
@@ -132,48 +134,72 @@ class CompiledPartition(torch.nn.Module):
     # --- run ---------------------------------------------------------------------------
 
     def forward(self, *args: object) -> object:
-        bindings = bind_inputs(self.symbol_sites, args)
-        key = symbol_names(bindings)
+        """The hot path: the dynamic sizes pick the specialisation, its `CallPlan` runs it
+        (lumir.backend.calls); anything else (a new shape, rebound weights, a failure)
+        goes to `_slow_call`."""
+        key = self.size_key(args)
+        entry = self.cache.get(key)
+        if entry is not None and entry.plan is not None:
+            try:
+                result = entry.plan(args)
+            except Exception as error:  # a lumir failure must never cost the user their model
+                return self._fall_back(key, args, error)
+            if result is not STALE:
+                return result
+        return self._slow_call(key, args)
+
+    __call__ = forward
+    """Called straight from the fused graph's code: a partition has no hooks, so
+    `nn.Module.__call__`'s hook dispatch is skipped on the hot path."""
+
+    def _slow_call(self, key: tuple[object, ...], args: Sequence[object]) -> object:
         if key in self.eager_shapes:
             return self.graph_module(*args)
         try:
             entry = self.cache.get(key)
             if entry is None:
-                entry = self.compile(bindings)
+                entry = self.compile(bindings_of(self.symbol_sites, key))
             else:
                 self.cache.move_to_end(key)
-            return self._run(entry, args)
+            entry.plan = self._plan(entry, args)
+            result = entry.plan(args)
+            assert result is not STALE, "a plan made for these arguments accepts them"
+            return result
         except Exception as error:  # a lumir failure must never cost the user their model
-            self.eager_shapes.add(key)
-            warnings.warn(
-                f"lumir {self.stats.label}: failed at sizes {dict(key)} and runs in eager "
-                f"there: {type(error).__name__}: {str(error).splitlines()[0]}",
-                LumirRuntimeFallbackWarning,
-                stacklevel=2,
-            )
-            return self.graph_module(*args)
+            return self._fall_back(key, args, error)
 
-    def _run(self, entry: _Specialisation, args: Sequence[object]) -> object:
+    def _fall_back(
+        self, key: tuple[object, ...], args: Sequence[object], error: Exception
+    ) -> object:
+        self.eager_shapes.add(key)
+        entry = self.cache.pop(key, None)
+        if entry is not None and entry.program is not None:
+            entry.program.close()
+        sizes = dict(symbol_names(bindings_of(self.symbol_sites, key)))
+        warnings.warn(
+            f"lumir {self.stats.label}: failed at sizes {sizes} and runs in eager "
+            f"there: {type(error).__name__}: {str(error).splitlines()[0]}",
+            LumirRuntimeFallbackWarning,
+            stacklevel=3,
+        )
+        return self.graph_module(*args)
+
+    def _plan(self, entry: _Specialisation, args: Sequence[object]) -> CallPlan:
+        """Load the program against the call's weights (again, when they were rebound)
+        and build its call plan."""
         arguments = [self._argument(source, args) for source in entry.imported.arguments]
         static = [i for i, s in enumerate(entry.imported.arguments) if self._is_static(s)]
-        pointers = tuple(arguments[i].data_ptr() for i in static)
-        if entry.program is None or pointers != entry.bound_pointers:
-            entry.program = self._load(entry, arguments, static)
-            entry.bound_pointers = pointers
-        bound = entry.program.static
-        activations = [a for i, a in enumerate(arguments) if i not in bound]
-        results = entry.program(*activations)
-        if not isinstance(results, tuple):
-            results = (results,)
-        outputs: list[object] = []
-        for output in entry.imported.outputs:
-            if output.result is not None:
-                outputs.append(results[output.result].to(self.home))
-            else:
-                outputs.append(_size(output.size, entry.bindings))
-        if self.returns_tuple:
-            return tuple(outputs)
-        return outputs[0]
+        entry.program = self._load(entry, arguments, static)
+        plan = CallPlan(
+            entry.program,
+            entry.imported,
+            entry.bindings,
+            lambda target: self._argument(target, args),
+            self.home,
+            self.returns_tuple,
+        )
+        plan.bind(args)
+        return plan
 
     def _argument(self, source: int | str, args: Sequence[object]) -> torch.Tensor:
         value = args[source] if isinstance(source, int) else _attribute(self.graph_module, source)

@@ -41,6 +41,8 @@ from lumir.runtime.interpreter import find_function
 _SIZE_PROPERTIES: dict[str, tuple[str, ...]] = {
     "hl.slice": ("start", "end"),
     "hl.constant": ("value",),
+    "hl.arange": ("start", "end", "step"),
+    "hl.pad": ("pad",),
     "cublaslt.matmul": INT_FIELDS,
     "func.func": ("function_type",),
 }
@@ -58,6 +60,9 @@ _SHAPE_PRESERVING = (
     hl.SigmoidOp,
     hl.TanhOp,
     hl.GeluOp,
+    hl.CosOp,
+    hl.SinOp,
+    hl.CumsumOp,
 )
 """hl ops whose result has their (first) operand's shape."""
 
@@ -153,7 +158,7 @@ def _respecialised(
     result_types = [_new_type(result, operands, sized) for result in op.results]
     properties = dict(op.properties)
     counterpart = sized.get(op.results[0].name_hint or "") if op.results else None
-    if op.name in ("hl.slice", "hl.constant"):
+    if op.name in ("hl.slice", "hl.constant", "hl.arange", "hl.pad"):
         if counterpart is None or counterpart.name != op.name:
             raise RetypeError(f"no {op.name} named {op.results[0].name_hint} at these sizes")
         for key in _SIZE_PROPERTIES[op.name]:

@@ -17,6 +17,7 @@ from torch import fx
 
 from lumir.dialects import hl
 from lumir.frontend import elementwise as ew
+from lumir.frontend import generators as gen
 from lumir.frontend import structured as st
 from lumir.frontend import views as vw
 from lumir.frontend.context import ImportContext
@@ -89,6 +90,9 @@ TABLE: dict[object, Row] = {
     aten.silu.default: Row(ew.unary(hl.SiluOp)),
     aten.sigmoid.default: Row(ew.unary(hl.SigmoidOp)),
     aten.tanh.default: Row(ew.unary(hl.TanhOp)),
+    aten.cos.default: Row(ew.unary(hl.CosOp)),
+    aten.sin.default: Row(ew.unary(hl.SinOp)),
+    aten.bitwise_and.Tensor: Row(ew.binary(hl.BitwiseAndOp)),
     aten.gelu.default: Row(ew.convert_gelu),
     aten._to_copy.default: Row(ew.convert_to_copy, _dtype_only_copy),
     aten.alias.default: Row(ew.identity),
@@ -116,6 +120,13 @@ TABLE: dict[object, Row] = {
     aten._softmax.default: Row(ew.convert_softmax),
     # constants
     aten.full.default: Row(ew.convert_full),
+    aten.arange.default: Row(gen.convert_arange, gen.arange_check),
+    aten.arange.start: Row(gen.convert_arange, gen.arange_check),
+    aten.arange.start_step: Row(gen.convert_arange, gen.arange_check),
+    # running sums, integer-tensor indexing, padding
+    aten.cumsum.default: Row(gen.convert_cumsum),
+    aten.index.Tensor: Row(gen.convert_index, gen.index_check),
+    aten.constant_pad_nd.default: Row(gen.convert_pad),
     aten.scalar_tensor.default: Row(ew.convert_full),
     # matrix products, gathers, attention
     aten.mm.default: Row(st.convert_matmul),

@@ -172,6 +172,28 @@ def _bind_compare(params: Params, shape: Shape, dtype: torch.dtype) -> Kernel:
     return _PREDICATES[_string(params, "predicate")]
 
 
+def _bind_arange(params: Params, shape: Shape, dtype: torch.dtype) -> Kernel:
+    start, end, step = (_int(params, name) for name in ("start", "end", "step"))
+    return lambda: torch.arange(start, end, step, dtype=dtype)
+
+
+def _bind_cumsum(params: Params, shape: Shape, dtype: torch.dtype) -> Kernel:
+    dim = _int(params, "dim")
+    return lambda x: torch.cumsum(x, dim)
+
+
+def _bind_index(params: Params, shape: Shape, dtype: torch.dtype) -> Kernel:
+    return lambda x, *indices: torch.ops.aten.index.Tensor(x, list(indices))
+
+
+def _bind_pad(params: Params, shape: Shape, dtype: torch.dtype) -> Kernel:
+    pad = list(_ints(params, "pad"))
+    value_attr = params["value"]
+    assert isinstance(value_attr, FloatAttr), "value must be a float attribute"
+    value = value_attr.value.data
+    return lambda x: torch.ops.aten.constant_pad_nd(x, pad, value)
+
+
 KERNELS: dict[str, _Binder] = {
     "hl.add": _no_params(torch.add),
     "hl.sub": _no_params(torch.sub),
@@ -205,6 +227,13 @@ KERNELS: dict[str, _Binder] = {
     "hl.embedding": _no_params(lambda weight, indices: F.embedding(indices, weight)),
     "hl.compare": _bind_compare,
     "hl.where": _no_params(torch.where),
+    "hl.cos": _no_params(torch.cos),
+    "hl.sin": _no_params(torch.sin),
+    "hl.bitwise_and": _no_params(torch.bitwise_and),
+    "hl.arange": _bind_arange,
+    "hl.cumsum": _bind_cumsum,
+    "hl.index": _bind_index,
+    "hl.pad": _bind_pad,
 }
 """Op name -> binder. `hl.constant` is not here: it is data, not a kernel."""
 
@@ -319,6 +348,21 @@ def _bind_compare_into(params: Params, shape: Shape, dtype: torch.dtype) -> Into
     return lambda out, a, b: predicate(a, b, out=out)
 
 
+def _bind_arange_into(params: Params, shape: Shape, dtype: torch.dtype) -> IntoKernel:
+    # Written on the output's own device, so a CUDA graph captures it (no host copy).
+    start, end, step = (_int(params, name) for name in ("start", "end", "step"))
+    return lambda out: torch.arange(start, end, step, out=out)
+
+
+def _bind_cumsum_into(params: Params, shape: Shape, dtype: torch.dtype) -> IntoKernel:
+    dim = _int(params, "dim")
+    return lambda out, x: torch.cumsum(x, dim, out=out)
+
+
+def _bind_index_into(params: Params, shape: Shape, dtype: torch.dtype) -> IntoKernel:
+    return lambda out, x, *indices: torch.ops.aten.index.Tensor_out(x, list(indices), out=out)
+
+
 INTO_KERNELS: dict[str, _IntoBinder] = {
     "hl.add": _into(torch.add),
     "hl.sub": _into(torch.sub),
@@ -350,6 +394,13 @@ INTO_KERNELS: dict[str, _IntoBinder] = {
     "hl.embedding": _bind_embedding_into,
     "hl.compare": _bind_compare_into,
     "hl.where": _into(torch.where),
+    "hl.cos": _into(torch.cos),
+    "hl.sin": _into(torch.sin),
+    "hl.bitwise_and": _into(torch.bitwise_and),
+    "hl.arange": _bind_arange_into,
+    "hl.cumsum": _bind_cumsum_into,
+    "hl.index": _bind_index_into,
+    "hl.pad": _copy_into(_bind_pad),
 }
 """Op name -> destination-passing binder, for every op whose functional torch call has an
 `out=` form computing the same bytes. `hl.linear` (whose out= overload takes another path

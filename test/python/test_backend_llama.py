@@ -82,3 +82,16 @@ def test_greedy_decoding_with_kv_cache_matches_eager_and_fuses_once_per_graph():
     assert max(p.fuse_runs for p in partitions) <= 2
     # the dynamic decode graph serves many lengths: specialised often, fused once
     assert max(p.specialisations for p in partitions) >= 10
+
+
+@torch.no_grad()
+def test_whole_llama_is_one_partition_without_fallback(capsys):
+    torch._dynamo.reset()
+    stats.reset()
+    model, _ = tiny_llama()
+    expected = model(_ids(), use_cache=False).logits
+    compiled = torch.compile(model, backend="lumir", options={"report": True})
+    got = compiled(_ids(), use_cache=False).logits
+    report = capsys.readouterr().err
+    assert "fallback_ops=0 " in report and "partitions=1 " in report, report
+    assert (got - expected).abs().max().item() <= 1e-4

@@ -57,3 +57,35 @@ def test_replaced_parameter_rebinds_without_fusing_again():
     (partition,) = _programs()
     assert partition.fuse_runs == 1  # not fused again
     assert partition.loads == 2  # loaded again against the new storage
+
+
+@torch.no_grad()
+def test_weight_rebound_through_data_gives_eager_results_without_fusing_again():
+    torch._dynamo.reset()
+    stats.reset()
+    model, x = TwoLinears(), torch.randn(4, 16)
+    compiled = torch.compile(model, backend="lumir")
+    before = compiled(x)
+    model.first.weight.data = torch.randn(32, 16)  # new storage, same Parameter object
+    after = compiled(x)
+    torch.testing.assert_close(after, model(x), atol=1e-5, rtol=1e-5)
+    assert not torch.allclose(before, after)
+    (partition,) = _programs()
+    assert partition.fuse_runs == 1  # re-planned against the new storage, not re-fused
+    assert partition.loads == 2
+    torch.testing.assert_close(compiled(x), model(x), atol=1e-5, rtol=1e-5)
+    assert partition.loads == 2  # the new binding's plan is the hot path again
+
+
+@torch.no_grad()
+def test_outputs_survive_the_next_call():
+    torch._dynamo.reset()
+    stats.reset()
+    model = TwoLinears()
+    compiled = torch.compile(model, backend="lumir")
+    x, y = torch.randn(4, 16), torch.randn(4, 16)
+    first = compiled(x)
+    kept = first.clone()
+    second = compiled(y)
+    assert torch.equal(first, kept)  # the program's buffers were copied out, not aliased
+    torch.testing.assert_close(second, model(y), atol=1e-5, rtol=1e-5)

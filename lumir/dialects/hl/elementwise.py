@@ -29,6 +29,7 @@ from lumir.dialects.hl.base import (
 )
 from lumir.dialects.hl.constraints import StringEnumConstraint, same_element_tensor
 from lumir.dialects.hl.infer import (
+    bitwise_type,
     cast_type,
     compare_type,
     elementwise_type,
@@ -91,6 +92,21 @@ class MaximumOp(ElementwiseBinaryOp):
     name = "hl.maximum"
 
 
+@irdl_op_definition
+class BitwiseAndOp(ElementwiseBinaryOp):
+    """aten.bitwise_and.Tensor, on integer or i1 tensors (a mask's logical and)."""
+
+    name = "hl.bitwise_and"
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue, result_type: Attribute | None = None):
+        if result_type is None:
+            result_type = bitwise_type(tensor_type(lhs), tensor_type(rhs))
+        super().__init__(lhs, rhs, result_type)
+
+    def infer_result_type(self) -> TensorType:
+        return bitwise_type(tensor_type(self.lhs), tensor_type(self.rhs))
+
+
 class ElementwiseUnaryOp(SingleInputOp, abc.ABC):
     """f(input) elementwise; the result has the input's type."""
 
@@ -127,6 +143,20 @@ class ExpOp(ElementwiseUnaryOp):
     """aten.exp."""
 
     name = "hl.exp"
+
+
+@irdl_op_definition
+class CosOp(ElementwiseUnaryOp):
+    """aten.cos."""
+
+    name = "hl.cos"
+
+
+@irdl_op_definition
+class SinOp(ElementwiseUnaryOp):
+    """aten.sin."""
+
+    name = "hl.sin"
 
 
 @irdl_op_definition

@@ -322,22 +322,82 @@ def embedding_type(weight: TensorType, indices: TensorType) -> TensorType:
     return TensorType(_element(weight), (*index_shape, weight_shape[1]))
 
 
+# --- integer, generator and gather ops ----------------------------------------------
+
+
+def bitwise_type(lhs: TensorType, rhs: TensorType) -> TensorType:
+    """`hl.bitwise_and`: as `elementwise_type`, on integer or i1 tensors only."""
+    if not isinstance(_element(lhs), IntegerType):
+        raise TypeInferenceError(f"needs integer or i1 operands, got {lhs}")
+    return elementwise_type(lhs, rhs)
+
+
+def arange_type(start: int, end: int, step: int, element: Attribute) -> TensorType:
+    """`hl.arange`: the 1-D [start, end) by `step`, ceil((end - start) / step) long."""
+    if step == 0:
+        raise TypeInferenceError("step must be nonzero")
+    length = max(0, -((start - end) // step))
+    return TensorType(element, (length,))
+
+
+def cumsum_type(input: TensorType, dim: int) -> TensorType:
+    """`hl.cumsum` along `dim`: the input's type."""
+    normalize_dim(dim, len(static_shape(input)))
+    return input
+
+
+def index_type(input: TensorType, indices: Sequence[TensorType]) -> TensorType:
+    """`hl.index`: aten.index.Tensor with one i32/i64 index tensor for each of the
+    leading dimensions. The indices broadcast to B; the result is B followed by the
+    input's remaining dimensions."""
+    shape = static_shape(input)
+    if not indices or len(indices) > len(shape):
+        raise TypeInferenceError(
+            f"takes 1 to {len(shape)} index tensors for {input}, got {len(indices)}"
+        )
+    for index in indices:
+        element = _element(index)
+        if not isinstance(element, IntegerType) or element.width.data not in (32, 64):
+            raise TypeInferenceError(f"index tensors must be i32 or i64, got {index}")
+    broadcast = _broadcast_operands(*indices)
+    return TensorType(_element(input), (*broadcast, *shape[len(indices) :]))
+
+
+def pad_type(input: TensorType, pad: Sequence[int]) -> TensorType:
+    """`hl.pad` (aten.constant_pad_nd): `pad` is (before, after) pairs from the last
+    dimension backwards; negative amounts crop."""
+    shape = list(static_shape(input))
+    if len(pad) % 2 or len(pad) // 2 > len(shape):
+        raise TypeInferenceError(f"pad {list(pad)} does not fit rank {len(shape)}")
+    for pair in range(len(pad) // 2):
+        dim = len(shape) - 1 - pair
+        shape[dim] += pad[2 * pair] + pad[2 * pair + 1]
+        if shape[dim] < 0:
+            raise TypeInferenceError(f"pad {list(pad)} leaves dimension {dim} negative")
+    return TensorType(_element(input), shape)
+
+
 __all__ = [
     "DynamicShapeError",
     "Shape",
     "TypeInferenceError",
     "addmm_type",
+    "arange_type",
+    "bitwise_type",
     "broadcast_shapes",
     "cast_type",
     "cat_type",
     "compare_type",
+    "cumsum_type",
     "elementwise_type",
     "embedding_type",
     "expand_type",
+    "index_type",
     "linear_type",
     "matmul_shape",
     "matmul_type",
     "normalize_dim",
+    "pad_type",
     "reduction_type",
     "require_floating_point",
     "reshape_type",

@@ -1,0 +1,167 @@
+"""The hot path of a compiled partition: one `CallPlan` per loaded program.
+
+Issue 11's lever: almost no host work per call. Everything a call needs that does not
+depend on the call's tensors is decided once, when the program is loaded:
+
+- which graph arguments the program reads in place (weights, bound by address) and the
+  data pointers they were bound at;
+- which arguments are copied in, in the program's order (an `itemgetter` over the
+  call's arguments, no dict or list built per call);
+- what each graph output is (a program result, or a size that is a constant of this
+  specialisation).
+
+A call then checks the bound pointers (`torch._C._tensors_data_ptrs_at_indices_equal`
+on builds that have it, one C call; else a loop over `data_ptr()`), hands the copied
+inputs to `Program.run_unchecked` (no shape or dtype re-validation: the cache key, the
+dynamic sizes, already fixes every shape; dtypes are fixed by the graph) and copies
+the outputs out of the program's buffers. The copy is required: the buffers belong to
+the program and the next call (the next CUDA graph replay) overwrites them, while the
+caller may keep the previous outputs.
+
+A pointer that changed (a weight rebound with `weight.data = other`) makes the call
+return `STALE`; the partition then loads the program again against the new storage
+(a new plan, no new fusion).
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Sequence
+
+import sympy
+import torch
+
+from lumir.frontend.importer import ImportedGraph
+from lumir.frontend.shapes import Bindings, SymbolSite, evaluate
+from lumir.runtime import Program
+
+STALE = object()
+"""What a `CallPlan` returns when a bound weight no longer has its bound storage."""
+
+_POINTERS_EQUAL = getattr(torch._C, "_tensors_data_ptrs_at_indices_equal", None)
+"""torch's one-call pointer check (CUDA builds, used by cudagraph trees), if present."""
+
+
+def size_key_function(sites: Sequence[SymbolSite]) -> Callable[[Sequence[object]], tuple]:
+    """The cache key of a call: the tuple of its dynamic sizes, in `sites` order.
+
+    Generated once per partition as one expression (`(a[0].shape[1], a[3])`), so
+    computing the key builds nothing but the tuple. A graph with no dynamic size has
+    the key `()`.
+    """
+    parts = [
+        f"a[{position}]" + (f".shape[{dim}]" if dim is not None else "")
+        for position, dim, _ in sites
+    ]
+    source = "lambda a: (" + "".join(part + ", " for part in parts) + ")"
+    return eval(source, {})
+
+
+def bindings_of(sites: Sequence[SymbolSite], key: tuple) -> dict[sympy.Symbol, int]:
+    """The size bindings a key stands for (the slow path's view of the same sizes)."""
+    return {symbol: int(value) for (_, _, symbol), value in zip(sites, key, strict=True)}
+
+
+class CallPlan:
+    """Runs one loaded program on a call's arguments with no per-call decisions."""
+
+    def __init__(
+        self,
+        program: Program,
+        imported: ImportedGraph,
+        bindings: Bindings,
+        attributes: Callable[[str], torch.Tensor],
+        home: torch.device,
+        returns_tuple: bool,
+    ) -> None:
+        self.program = program
+        sources = imported.arguments
+        bound = [i for i in range(len(sources)) if i in program.static]
+        copied = [i for i in range(len(sources)) if i not in program.static]
+        # Bound weights: graph positions (checked in the call's arguments) and tensor
+        # constants (held here; `.data =` on one changes its pointer too).
+        self.bound_positions = [sources[i] for i in bound if isinstance(sources[i], int)]
+        self.bound_pointers: list[int] = []
+        self.pointer_table: list[int | None] = []
+        self.held = [attributes(s) for i in bound if isinstance(s := sources[i], str)]
+        self.held_pointers = [t.data_ptr() for t in self.held]
+        self.fetch = _fetcher([sources[i] for i in copied], attributes)
+        self.outputs = _output_builder(imported, bindings, home, program.device, returns_tuple)
+
+    def bind(self, args: Sequence[object]) -> None:
+        """Remember the pointers of the bound weights as the program was loaded with."""
+        self.bound_pointers = [args[p].data_ptr() for p in self.bound_positions]  # type: ignore[union-attr]
+        self.pointer_table = [None] * len(args)
+        for position, pointer in zip(self.bound_positions, self.bound_pointers, strict=True):
+            self.pointer_table[position] = pointer
+
+    def __call__(self, args: Sequence[object]) -> object:
+        if not self.pointers_unchanged(args):
+            return STALE
+        return self.outputs(self.program.run_unchecked(self.fetch(args)))
+
+    def pointers_unchanged(self, args: Sequence[object]) -> bool:
+        """True when every bound weight still has the storage it was bound to."""
+        if _POINTERS_EQUAL is not None:
+            same = _POINTERS_EQUAL(args, self.pointer_table, self.bound_positions)
+        else:
+            same = all(
+                args[p].data_ptr() == q  # type: ignore[union-attr]
+                for p, q in zip(self.bound_positions, self.bound_pointers, strict=True)
+            )
+        return same and all(
+            t.data_ptr() == q for t, q in zip(self.held, self.held_pointers, strict=True)
+        )
+
+
+def _fetcher(
+    sources: Sequence[int | str], attributes: Callable[[str], torch.Tensor]
+) -> Callable[[Sequence[object]], Sequence[object]]:
+    """The copied inputs of a call, in program order, as one itemgetter when possible."""
+    if not sources:
+        return lambda args: ()
+    if all(isinstance(s, int) for s in sources):
+        if len(sources) == 1:
+            (only,) = sources
+            return lambda args: (args[only],)
+        return operator.itemgetter(*sources)  # type: ignore[arg-type]
+    held = [attributes(s) if isinstance(s, str) else None for s in sources]
+    pairs = list(zip(sources, held, strict=True))
+    return lambda args: [t if t is not None else args[s] for s, t in pairs]  # type: ignore[index]
+
+
+def _output_builder(
+    imported: ImportedGraph,
+    bindings: Bindings,
+    home: torch.device,
+    device: torch.device,
+    returns_tuple: bool,
+) -> Callable[[Sequence[torch.Tensor]], object]:
+    """The graph's outputs from the program's output buffers: each result copied out
+    (cloned on the program's device, moved when the graph lives elsewhere), each size
+    the constant it is in this specialisation."""
+    same_place = home == device or (home.type == device.type and home.type == "cpu")
+    copy: Callable[[torch.Tensor], torch.Tensor] = (
+        torch.Tensor.clone if same_place else (lambda t: t.to(home))
+    )
+    items: list[tuple[int, object]] = []
+    for output in imported.outputs:
+        if output.result is not None:
+            items.append((output.result, None))
+        else:
+            size = output.size
+            items.append(
+                (-1, evaluate(size, bindings) if isinstance(size, torch.SymInt | int) else size)
+            )
+    if len(items) == 1 and items[0][0] >= 0 and not returns_tuple:
+        index = items[0][0]
+        return lambda results: copy(results[index])
+    if returns_tuple and all(i >= 0 for i, _ in items):
+        indices = [i for i, _ in items]
+        return lambda results: tuple(copy(results[i]) for i in indices)
+
+    def build(results: Sequence[torch.Tensor]) -> object:
+        values = tuple(copy(results[i]) if i >= 0 else v for i, v in items)
+        return values if returns_tuple else values[0]
+
+    return build

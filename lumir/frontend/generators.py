@@ -1,0 +1,67 @@
+"""Converters of ranges, running sums, integer-tensor indexing and constant padding.
+
+These are the ops a Llama builds its positions, rotary tables and attention mask with;
+importing them keeps the whole model in one lumir partition. Every bound, dimension and
+pad amount goes through the bindings (`ImportContext.integer`), so they are concrete in
+each specialisation.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import fx
+from xdsl.ir import SSAValue
+
+from lumir.dialects import hl
+from lumir.frontend.context import ImportContext
+from lumir.frontend.dtypes import element_type
+
+_INDEX_DTYPES = (torch.int32, torch.int64)
+
+
+def convert_arange(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """aten.arange (end), arange.start (start, end), arange.start_step (start, end, step)."""
+    bounds = cx.integers(node.args)
+    start, end, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
+    return cx.emit(hl.ArangeOp(start, end, step, element_type(cx.dtype(node))))
+
+
+def arange_check(node: fx.Node) -> str | None:
+    """Only integer (or SymInt) bounds are imported; float ranges round as torch decides."""
+    for bound in node.args:
+        if isinstance(bound, float):
+            return f"a float bound {bound}"
+        if isinstance(bound, fx.Node) and not isinstance(bound.meta.get("val"), torch.SymInt):
+            return "a bound computed by a tensor"
+    return None
+
+
+def convert_cumsum(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """aten.cumsum(x, dim, dtype=None): the input in the result dtype, then the sum."""
+    x = cx.cast(cx.value(node.args[0]), element_type(cx.dtype(node)))
+    return cx.emit(hl.CumsumOp(x, cx.integer(node.args[1])))
+
+
+def convert_index(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """aten.index.Tensor(x, [i0, i1, ...]) with integer index tensors (see `index_check`)."""
+    indices = [cx.value(index) for index in node.args[1]]  # type: ignore[union-attr]
+    return cx.emit(hl.IndexOp(cx.value(node.args[0]), indices))
+
+
+def index_check(node: fx.Node) -> str | None:
+    """Integer index tensors for leading dimensions only: a `None` (a skipped dimension)
+    or a boolean mask (a data-dependent shape) stays in eager."""
+    for index in node.args[1]:  # type: ignore[union-attr]
+        if not isinstance(index, fx.Node):
+            return "an index that skips a dimension (None)"
+        value = index.meta.get("val")
+        if not isinstance(value, torch.Tensor) or value.dtype not in _INDEX_DTYPES:
+            dtype = getattr(value, "dtype", None)
+            return f"an index of dtype {dtype} (boolean masks run in eager)"
+    return None
+
+
+def convert_pad(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """aten.constant_pad_nd(x, pad, value=0)."""
+    value = node.args[2] if len(node.args) > 2 else node.kwargs.get("value", 0)
+    return cx.emit(hl.PadOp(cx.value(node.args[0]), cx.integers(node.args[1]), float(value)))
