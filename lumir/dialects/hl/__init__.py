@@ -12,7 +12,8 @@ inference function (`infer`), which builders, verifiers and the importer share.
 
 Modules, by op family: `elementwise` (arithmetic, activations, cast, compare, where),
 `reductions` (sum, mean, amax, softmax), `products` (matmul, linear, addmm, sdpa),
-`views` (transpose, reshape, expand, slice, cat, embedding) and `constants`.
+`views` (transpose, reshape, expand, slice, cat, embedding), `constants` and `fused`
+(`hl.fused`: a chain of elementwise and row-reduction ops run as one kernel).
 """
 
 from xdsl.ir import Dialect
@@ -43,6 +44,7 @@ from lumir.dialects.hl.elementwise import (
     TanhOp,
     WhereOp,
 )
+from lumir.dialects.hl.fused import FusedOp, YieldOp
 from lumir.dialects.hl.infer import broadcast_shapes, matmul_shape
 from lumir.dialects.hl.products import (
     AddmmOp,
@@ -96,6 +98,8 @@ HL = Dialect(
         CompareOp,
         WhereOp,
         ConstantOp,
+        FusedOp,
+        YieldOp,
     ],
     [],
 )
@@ -116,6 +120,7 @@ __all__ = [
     "EmbeddingOp",
     "ExpOp",
     "ExpandOp",
+    "FusedOp",
     "GeluApproximation",
     "GeluOp",
     "LinearOp",
@@ -140,6 +145,7 @@ __all__ = [
     "TanhOp",
     "TransposeOp",
     "WhereOp",
+    "YieldOp",
     "broadcast_shapes",
     "infer",
     "matmul_shape",
