@@ -113,7 +113,7 @@ def _row_problem(
         if op.name == "hl.constant" and _element_count(op.results[0]) != 1:
             return "only single-element constants can be part of a fused kernel"
         if op.name in FUSABLE_REDUCTIONS or op.name == "hl.softmax":
-            problem = _row_reduction_problem(op)
+            problem = row_reduction_problem(op)
             if problem is not None:
                 return problem
     try:
@@ -144,7 +144,7 @@ def _element_count(value: SSAValue) -> int:
     return count
 
 
-def _row_reduction_problem(op: Operation) -> str | None:
+def row_reduction_problem(op: Operation) -> str | None:
     source = _shape(op.operands[0])
     rank = len(source)
     if op.name == "hl.softmax":
