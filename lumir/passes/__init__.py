@@ -17,6 +17,7 @@ PASS_MODULES: dict[str, tuple[str, str]] = {
     "hl-to-cublaslt": ("lumir.passes.hl_to_cublaslt", "HLToCublasltPass"),
     "cublaslt-fuse": ("lumir.egraph_bridge.fuse_pass", "CublasltFusePass"),
     "cublaslt-verify": ("lumir.passes.cublaslt_verify", "CublasltVerifyPass"),
+    "fuse-kernels": ("lumir.passes.fuse_kernels", "FuseKernelsPass"),
     "lower-to-cublaslt-rt": ("lumir.passes.lower_to_cublaslt_rt", "LowerToCublasltRtPass"),
     "lumir-pipeline": ("lumir.passes.pipeline", "LumirPipelinePass"),
 }

@@ -12,7 +12,8 @@ inference function (`infer`), which builders, verifiers and the importer share.
 
 Modules, by op family: `elementwise` (arithmetic, activations, cast, compare, where),
 `reductions` (sum, mean, amax, softmax), `products` (matmul, linear, addmm, sdpa),
-`views` (transpose, reshape, expand, slice, cat, embedding) and `constants`.
+`views` (transpose, reshape, expand, slice, cat, embedding), `constants` and `fused`
+(`hl.fused`: a chain of elementwise and row-reduction ops run as one kernel).
 """
 
 from xdsl.ir import Dialect
@@ -47,6 +48,7 @@ from lumir.dialects.hl.elementwise import (
     WhereOp,
 )
 from lumir.dialects.hl.generators import ArangeOp, CumsumOp, IndexOp, PadOp
+from lumir.dialects.hl.fused import FusedOp, YieldOp
 from lumir.dialects.hl.infer import broadcast_shapes, matmul_shape
 from lumir.dialects.hl.products import (
     AddmmOp,
@@ -107,6 +109,8 @@ HL = Dialect(
         CumsumOp,
         IndexOp,
         PadOp,
+        FusedOp,
+        YieldOp,
     ],
     [],
 )
@@ -131,6 +135,7 @@ __all__ = [
     "EmbeddingOp",
     "ExpOp",
     "ExpandOp",
+    "FusedOp",
     "GeluApproximation",
     "GeluOp",
     "IndexOp",
@@ -158,6 +163,7 @@ __all__ = [
     "TanhOp",
     "TransposeOp",
     "WhereOp",
+    "YieldOp",
     "broadcast_shapes",
     "infer",
     "matmul_shape",

@@ -1,0 +1,208 @@
+"""fuse-kernels: group the chains of non-GEMM ops between GEMMs into `hl.fused` kernels.
+
+At small batch a transformer layer's time is its launches, not its FLOPs: an RMSNorm
+alone is seven kernels (cast, pow, mean, add eps, rsqrt, mul, cast, mul weight) around
+two GEMMs. This pass runs after `cublaslt-verify`, when the GEMM fusion has taken what
+it wants (residual adds into beta * C, bias and activation epilogues), and turns each
+maximal connected chain of the remaining elementwise ops, casts, last-dimension
+reductions and softmaxes into one `hl.fused` op: one launch, one generated kernel.
+
+Grouping is greedy in program order, so the same function always gives the same groups:
+each fusable op joins the groups of the fusable ops that produce its operands, one group
+at a time in the order they were formed, when
+
+- the merged group is still a row program (`lumir.dialects.hl.fused`), and
+- no op outside the group reads one of its values before the op that joins (the fused op
+  takes the place of its last member, so every outside reader must come after it).
+
+Single-element `hl.constant` operands (a pow's exponent, an epsilon) are copied into the
+body; an original left without readers is erased. A group of one op stays as it was: a
+kernel of its own either way. Values of a group read outside it are its results, in
+program order; the body's arguments are its outside operands in order of first use.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+
+from lumir.diagnostics import copy_location
+from lumir.dialects import hl
+from lumir.dialects.hl.fused import (
+    FLOAT_TYPES,
+    FUSABLE_ELEMENTWISE,
+    FUSABLE_REDUCTIONS,
+    row_program_problem,
+    row_reduction_problem,
+)
+
+
+def _float_tensor(value: SSAValue) -> bool:
+    typ = value.type
+    return isinstance(typ, TensorType) and typ.element_type.name in FLOAT_TYPES
+
+
+def _single_constant(value: SSAValue) -> bool:
+    owner = value.owner
+    if not isinstance(owner, hl.ConstantOp):
+        return False
+    typ = value.type
+    return isinstance(typ, TensorType) and all(size == 1 for size in typ.get_shape())
+
+
+def fusable(op: Operation) -> bool:
+    """Whether `op` may be part of a fused kernel (alone it is checked as a row program)."""
+    if op.name not in (*FUSABLE_ELEMENTWISE, *FUSABLE_REDUCTIONS, "hl.softmax"):
+        return False
+    values = [*op.operands, *op.results]
+    if not all(_float_tensor(v) for v in values):
+        return False
+    if not all(len(r.type.get_shape()) >= 1 for r in op.results):  # type: ignore[attr-defined]
+        return False
+    if isinstance(op, hl.PowOp) and not _single_constant(op.rhs):
+        return False  # the generated kernel raises to literal exponents only
+    if op.name in FUSABLE_REDUCTIONS or op.name == "hl.softmax":
+        return row_reduction_problem(op) is None
+    return True
+
+
+@dataclass
+class _Group:
+    ops: list[Operation]
+
+
+def _inputs(ops: list[Operation]) -> list[SSAValue]:
+    """The outside operands of `ops` (constants included), in order of first use."""
+    members = set(ops)
+    seen: dict[SSAValue, None] = {}
+    for op in ops:
+        for operand in op.operands:
+            if operand.owner not in members:
+                seen.setdefault(operand, None)
+    return list(seen)
+
+
+def _outputs(ops: list[Operation]) -> list[SSAValue]:
+    """The values of `ops` read outside them, in program order."""
+    members = set(ops)
+    return [
+        result
+        for op in ops
+        for result in op.results
+        if any(use.operation not in members for use in result.uses)
+    ]
+
+
+def _legal(ops: list[Operation], joining: Operation, position: dict[Operation, int]) -> bool:
+    members = set(ops)
+    limit = position[joining]
+    for op in ops:
+        for result in op.results:
+            for use in result.uses:
+                user = use.operation
+                if user in members:
+                    continue
+                if user not in position or position[user] < limit:
+                    return False
+    return row_program_problem(ops, _inputs(ops), _outputs(ops)) is None
+
+
+def _groups(block: Block) -> list[list[Operation]]:
+    ops = list(block.ops)
+    position = {op: index for index, op in enumerate(ops)}
+    groups: list[_Group] = []
+    group_of: dict[Operation, _Group] = {}
+    for op in ops:
+        if not fusable(op):
+            continue
+        merged = _Group([op])
+        producers: list[_Group] = []
+        for operand in op.operands:
+            group = group_of.get(operand.owner)  # type: ignore[arg-type]
+            if group is not None and all(group is not p for p in producers):
+                producers.append(group)
+        for group in producers:
+            trial = sorted([*group.ops, *merged.ops], key=position.__getitem__)
+            if _legal(trial, op, position):
+                merged.ops = trial
+                group.ops = []
+        if row_program_problem(merged.ops, _inputs(merged.ops), _outputs(merged.ops)) is not None:
+            continue
+        groups.append(merged)
+        for member in merged.ops:
+            group_of[member] = merged
+    return [g.ops for g in groups if len(g.ops) >= 2]
+
+
+def _fuse(ops: list[Operation]) -> None:
+    members = set(ops)
+    inputs = _inputs(ops)
+    constants = [v for v in inputs if _single_constant(v)]
+    arguments = [v for v in inputs if not _single_constant(v)]
+    outputs = _outputs(ops)
+    block = Block(arg_types=[v.type for v in arguments])
+    mapping: dict[SSAValue, SSAValue] = {}
+    for value, arg in zip(arguments, block.args, strict=True):
+        arg.name_hint = value.name_hint
+        mapping[value] = arg
+    for op in ops:
+        for operand in op.operands:
+            if operand in constants and operand not in mapping:
+                owner = operand.owner
+                assert isinstance(owner, Operation)
+                copy = owner.clone()
+                block.add_op(copy)
+                mapping[operand] = copy.results[0]
+        copy = op.clone(value_mapper=mapping)
+        block.add_op(copy)
+    block.add_op(hl.YieldOp([mapping[v] for v in outputs]))
+    fused = hl.FusedOp(arguments, [v.type for v in outputs], Region(block))
+    last = ops[-1]
+    copy_location(last, fused)
+    assert last.parent is not None
+    last.parent.insert_op_before(fused, last)
+    for value, result in zip(outputs, fused.results, strict=True):
+        result.name_hint = value.name_hint
+        value.replace_uses_with_if(result, lambda use: use.operation not in members)
+    for op in reversed(ops):
+        Rewriter.erase_op(op)
+    for value in constants:
+        owner = value.owner
+        if isinstance(owner, Operation) and not value.uses:
+            Rewriter.erase_op(owner)
+
+
+def fuse_kernels(func: FuncOp) -> int:
+    """Fuse `func`'s chains into `hl.fused` ops; return how many were formed."""
+    if not func.body.blocks:
+        return 0
+    groups = _groups(func.body.block)
+    for ops in groups:
+        _fuse(ops)
+    return len(groups)
+
+
+@dataclass(frozen=True)
+class FuseKernelsPass(ModulePass):
+    """Group chains of elementwise and row-reduction hl ops into hl.fused kernels."""
+
+    name = "fuse-kernels"
+
+    enabled: bool = True
+    """Form fused kernels (false: leave every op its own launch)."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if not self.enabled:
+            return
+        for func in op.ops:
+            if isinstance(func, FuncOp):
+                fuse_kernels(func)
+
+
+__all__ = ["FuseKernelsPass", "fusable", "fuse_kernels"]
