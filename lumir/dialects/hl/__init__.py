@@ -47,8 +47,8 @@ from lumir.dialects.hl.elementwise import (
     TanhOp,
     WhereOp,
 )
-from lumir.dialects.hl.generators import ArangeOp, CumsumOp, IndexOp, PadOp
 from lumir.dialects.hl.fused import FusedOp, YieldOp
+from lumir.dialects.hl.generators import ArangeOp, CumsumOp, IndexOp, PadOp
 from lumir.dialects.hl.infer import broadcast_shapes, matmul_shape
 from lumir.dialects.hl.products import (
     AddmmOp,
