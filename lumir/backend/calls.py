@@ -82,7 +82,8 @@ class CallPlan:
         # constants (held here; `.data =` on one changes its pointer too).
         self.bound_positions = [sources[i] for i in bound if isinstance(sources[i], int)]
         self.bound_pointers: list[int] = []
-        self.pointer_table: list[int | None] = []
+        self.bound_indices: list[int] = []
+        self.fast_check = False
         self.held = [attributes(s) for i in bound if isinstance(s := sources[i], str)]
         self.held_pointers = [t.data_ptr() for t in self.held]
         self.fetch = _fetcher([sources[i] for i in copied], attributes)
@@ -91,9 +92,25 @@ class CallPlan:
     def bind(self, args: Sequence[object]) -> None:
         """Remember the pointers of the bound weights as the program was loaded with."""
         self.bound_pointers = [args[p].data_ptr() for p in self.bound_positions]  # type: ignore[union-attr]
-        self.pointer_table = [None] * len(args)
-        for position, pointer in zip(self.bound_positions, self.bound_pointers, strict=True):
-            self.pointer_table[position] = pointer
+        self.bound_indices = list(range(len(self.bound_positions)))
+        self.fast_check = _POINTERS_EQUAL is not None and self._fast_check_works(args)
+
+    def _fast_check_works(self, args: Sequence[object]) -> bool:
+        """Whether torch's one-call check accepts these arguments and agrees with `bind`.
+
+        Its signature is private and has changed between torch versions; a check that
+        raises on every call would send every call down the slow path (to eager), so it
+        is tried once here and the loop is used when it does not answer `True`.
+        """
+        try:
+            return bool(
+                _POINTERS_EQUAL(self._bound_tensors(args), self.bound_pointers, self.bound_indices)
+            )
+        except (TypeError, RuntimeError):
+            return False
+
+    def _bound_tensors(self, args: Sequence[object]) -> list[object]:
+        return [args[p] for p in self.bound_positions]
 
     def __call__(self, args: Sequence[object]) -> object:
         if not self.pointers_unchanged(args):
@@ -102,8 +119,10 @@ class CallPlan:
 
     def pointers_unchanged(self, args: Sequence[object]) -> bool:
         """True when every bound weight still has the storage it was bound to."""
-        if _POINTERS_EQUAL is not None:
-            same = _POINTERS_EQUAL(args, self.pointer_table, self.bound_positions)
+        if self.fast_check:
+            same = _POINTERS_EQUAL(
+                self._bound_tensors(args), self.bound_pointers, self.bound_indices
+            )
         else:
             same = all(
                 args[p].data_ptr() == q  # type: ignore[union-attr]

@@ -89,3 +89,55 @@ def test_outputs_survive_the_next_call():
     second = compiled(y)
     assert torch.equal(first, kept)  # the program's buffers were copied out, not aliased
     torch.testing.assert_close(second, model(y), atol=1e-5, rtol=1e-5)
+
+
+class _PointersEqualLikeTorch:
+    """torch._C._tensors_data_ptrs_at_indices_equal's contract (a list of tensors only),
+    counting its calls."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def __call__(self, tensors, data_ptrs, indices):
+        if not all(isinstance(t, torch.Tensor) for t in tensors):
+            raise TypeError("incompatible function arguments")
+        self.calls += 1
+        return all(tensors[i].data_ptr() == data_ptrs[i] for i in indices)
+
+
+def _raises(*_):
+    raise TypeError("incompatible function arguments")
+
+
+@torch.no_grad()
+def test_one_call_pointer_check_is_used_and_sees_a_rebound_weight(monkeypatch):
+    check = _PointersEqualLikeTorch()
+    monkeypatch.setattr("lumir.backend.calls._POINTERS_EQUAL", check)
+    torch._dynamo.reset()
+    stats.reset()
+    model, x = TwoLinears(), torch.randn(4, 16)
+    compiled = torch.compile(model, backend="lumir")
+    torch.testing.assert_close(compiled(x), model(x), atol=1e-5, rtol=1e-5)
+    before = check.calls
+    torch.testing.assert_close(compiled(x), model(x), atol=1e-5, rtol=1e-5)
+    assert check.calls == before + 1  # the hot path checks pointers with one call
+    model.first.weight = torch.nn.Parameter(torch.randn(32, 16))
+    torch.testing.assert_close(compiled(x), model(x), atol=1e-5, rtol=1e-5)
+    (partition,) = _programs()
+    assert partition.loads == 2
+
+
+@torch.no_grad()
+def test_a_pointer_check_that_rejects_the_arguments_is_not_used(monkeypatch):
+    # The C check is private API; one whose signature changed must cost nothing but
+    # speed (the loop), never send a call to eager (pytest turns that warning into an
+    # error, see pyproject.toml).
+    monkeypatch.setattr("lumir.backend.calls._POINTERS_EQUAL", _raises)
+    torch._dynamo.reset()
+    stats.reset()
+    model, x = TwoLinears(), torch.randn(4, 16)
+    compiled = torch.compile(model, backend="lumir")
+    for _ in range(2):
+        torch.testing.assert_close(compiled(x), model(x), atol=1e-5, rtol=1e-5)
+    (partition,) = _programs()
+    assert partition.loads == 1
