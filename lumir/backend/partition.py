@@ -107,7 +107,7 @@ class CompiledPartition(torch.nn.Module):
             dump("retyped", fused)
         if first:
             self.stats.fused = count_fusions(imported.module, fused)
-        lowered = lower(fused, dump)
+        lowered = lower(fused, dump, self.options.fuse_kernels)
         self.stats.specialisations += 1
         entry = _Specialisation(imported, lowered, dict(bindings))
         self._remember(symbol_names(bindings), entry)
