@@ -67,12 +67,23 @@ def check(text: str, seed: int = 0) -> dict[str, object]:
         float((o.float() - e.float()).abs().max()) if o.numel() else 0.0
         for o, e in zip(outputs, expected, strict=True)
     ]
-    return {"max_abs_diff": diffs}
+    # The difference as a fraction of the reference's size (the test of a rounding step).
+    relative = [
+        float(((o.float() - e.float()).abs() / e.float().abs().clamp_min(1e-6)).max())
+        if o.numel()
+        else 0.0
+        for o, e in zip(outputs, expected, strict=True)
+    ]
+    return {"max_abs_diff": diffs, "max_rel_diff": relative, "source": source.text}
 
 
-def run_in_interpreter(path: Path, atol: float, seed: int = 0) -> dict[str, object]:
+def run_in_interpreter(
+    path: Path, atol: float, seed: int = 0, rtol: float = 0.0, hash_seed: str | None = None
+) -> dict[str, object]:
     """`check` in a child process with TRITON_INTERPRET=1; its JSON report."""
     env = dict(os.environ, TRITON_INTERPRET="1")
+    if hash_seed is not None:
+        env["PYTHONHASHSEED"] = hash_seed
     done = subprocess.run(
         [
             sys.executable,
@@ -83,6 +94,8 @@ def run_in_interpreter(path: Path, atol: float, seed: int = 0) -> dict[str, obje
             str(atol),
             "--seed",
             str(seed),
+            "--rtol",
+            str(rtol),
         ],
         capture_output=True,
         text=True,
@@ -101,11 +114,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("file", type=Path)
     parser.add_argument("--atol", type=float, default=1e-5)
+    parser.add_argument("--rtol", type=float, default=0.0, help="or within this relative")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     report = check(args.file.read_text(), args.seed)
     print(json.dumps(report))
-    return 0 if all(d <= args.atol for d in report["max_abs_diff"]) else 1  # type: ignore[union-attr]
+    within = [
+        a <= args.atol or r <= args.rtol
+        for a, r in zip(report["max_abs_diff"], report["max_rel_diff"], strict=True)  # type: ignore[call-overload]
+    ]
+    return 0 if all(within) else 1
 
 
 if __name__ == "__main__":
