@@ -65,7 +65,9 @@ class LumirPipelinePass(ModulePass):
         for name in names:
             pass_class = passes[name]()
             if name == "fuse-kernels":
-                stages.append(pass_class(enabled=self.fuse_kernels))  # type: ignore[call-arg]
+                # Off, it is no stage at all, so --print-ir-after-all prints what it did before.
+                if self.fuse_kernels:
+                    stages.append(pass_class())
             else:
                 stages.append(pass_class())
         return tuple(stages)
