@@ -39,6 +39,8 @@ class BackendOptions:
     """Specialisations (concrete shapes) kept per compiled partition, least recent out."""
     cuda_graph: bool = True
     """On CUDA, replay each program as one captured CUDA graph."""
+    fuse_kernels: bool = False
+    """Run fuse-kernels: non-GEMM row chains become one fused (Triton on CUDA) kernel each."""
 
 
 OPTION_NAMES = tuple(f.name for f in fields(BackendOptions))
@@ -118,4 +120,5 @@ def parse_options(
         report=report,
         cache_size=cache_size,
         cuda_graph=_flag("cuda_graph", given.get("cuda_graph", True)),
+        fuse_kernels=_flag("fuse_kernels", given.get("fuse_kernels", False)),
     )

@@ -109,7 +109,7 @@ class CompiledPartition(torch.nn.Module):
             dump("retyped", fused)
         if first:
             self.stats.fused = count_fusions(imported.module, fused)
-        lowered = lower(fused, dump)
+        lowered = lower(fused, dump, self.options.fuse_kernels)
         self.stats.specialisations += 1
         entry = _Specialisation(imported, lowered, dict(bindings))
         self._remember(tuple(bindings[symbol] for _, _, symbol in self.symbol_sites), entry)

@@ -20,6 +20,7 @@ from lumir.backend.options import BackendOptions
 from lumir.context import lumir_context
 from lumir.egraph_bridge.fuse_pass import CublasltFusePass
 from lumir.passes.cublaslt_verify import CublasltVerifyPass
+from lumir.passes.fuse_kernels import FuseKernelsPass
 from lumir.passes.hl_canonicalize import HLCanonicalizePass
 from lumir.passes.hl_to_cublaslt import HLToCublasltPass
 from lumir.passes.lower_to_cublaslt_rt import LowerToCublasltRtPass
@@ -90,8 +91,17 @@ def fuse(module: ModuleOp, options: BackendOptions, dump: Dumper) -> ModuleOp:
     return module
 
 
-def lower(module: ModuleOp, dump: Dumper) -> ModuleOp:
-    """lower-to-cublaslt-rt (modifies `module`); `lumir.runtime.load` verifies the result."""
-    LowerToCublasltRtPass().apply(lumir_context(), module)
+def lower(module: ModuleOp, dump: Dumper, fuse_kernels: bool = False) -> ModuleOp:
+    """fuse-kernels if asked, then lower-to-cublaslt-rt (modifies `module`).
+
+    `lumir.runtime.load` verifies the result. fuse-kernels is opt-in (the backend option
+    `fuse_kernels`) until its Triton kernels are measured on the GPU.
+    """
+    ctx = lumir_context()
+    if fuse_kernels:
+        FuseKernelsPass().apply(ctx, module)
+        module.verify()
+        dump("fuse-kernels", module)
+    LowerToCublasltRtPass().apply(ctx, module)
     dump("lower-to-cublaslt-rt", module)
     return module

@@ -13,6 +13,8 @@ an executor runs, op by op:
 - `cublaslt_rt.launch "hl.softmax" {dim = 1 : i64} ins(..) outs(..)`: any other kernel;
   it runs the `hl` op it names, with that op's properties, from input buffers into an
   output buffer.
+- `cublaslt_rt.fused_launch ins(..) outs(..) { hl body }`: one fused kernel (a bufferized
+  `hl.fused`), writing each of its output buffers.
 
 A buffer is a dense row-major `memref` (static shape, no layout, no memory space); at
 run time it is a flat `torch.uint8` tensor of raw bytes (docs/conventions.md). The plan
@@ -40,7 +42,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     i64,
 )
-from xdsl.ir import Attribute, Block, Dialect, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -50,6 +52,7 @@ from xdsl.irdl import (
     opt_operand_def,
     opt_prop_def,
     prop_def,
+    region_def,
     result_def,
     traits_def,
     var_operand_def,
@@ -474,7 +477,7 @@ class LaunchOp(IRDLOperation):
     def verify_(self) -> None:
         kernel = self.kernel.data
         op_class = hl_op_class(kernel)
-        if op_class is None or kernel == "hl.constant":
+        if op_class is None or kernel in ("hl.constant", "hl.fused", "hl.yield"):
             raise VerifyException(
                 f"'{self.name}' kernel \"{kernel}\" is not an hl op that runs as a kernel "
                 f"(constants are cublaslt_rt.constant)"
@@ -515,6 +518,51 @@ def _hl_problem(
     finally:
         probe.drop_all_references()
     return None
+
+
+@irdl_op_definition
+class FusedLaunchOp(IRDLOperation):
+    """A fused kernel (`hl.fused`, bufferized): its body run from buffers into buffers.
+
+    The body is the `hl.fused` body unchanged, on the tensor types of `inputs` (its
+    block arguments) and yielding values of the tensor types of `outputs`. It reads
+    `inputs` and writes every one of `outputs`, none of which it may also read. On CPU
+    the executor runs the body op by op; on CUDA it is one generated Triton kernel.
+    """
+
+    name = "cublaslt_rt.fused_launch"
+
+    inputs = var_operand_def(MemRefType)
+    outputs = var_operand_def(MemRefType)
+    body = region_def("single_block")
+
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = (
+        "`ins` `(` ($inputs^ `:` type($inputs))? `)`"
+        " `outs` `(` $outputs `:` type($outputs) `)` attr-dict-with-keyword $body"
+    )
+
+    def __init__(self, inputs: list[SSAValue], outputs: list[SSAValue], body: Region):
+        super().__init__(operands=[inputs, outputs], regions=[body])
+
+    def verify_(self) -> None:
+        from lumir.dialects.hl.fused import body_problem
+
+        input_types = [_require_buffer(self, "input", value) for value in self.inputs]
+        output_types = [_require_buffer(self, "output", value) for value in self.outputs]
+        if not output_types:
+            raise VerifyException(f"'{self.name}' must write at least one buffer")
+        for output in self.outputs:
+            if any(value is output for value in self.inputs):
+                raise VerifyException(f"'{self.name}' reads a buffer it writes")
+        problem = body_problem(
+            self.body.block,
+            [tensor_of(t) for t in input_types],
+            [tensor_of(t) for t in output_types],
+        )
+        if problem is not None:
+            raise VerifyException(f"'{self.name}' {problem}")
 
 
 # --- views ----------------------------------------------------------------------------
@@ -607,7 +655,7 @@ def overlap(first: SSAValue, second: SSAValue) -> bool:
 
 CublasltRt = Dialect(
     "cublaslt_rt",
-    [PlanOp, AllocOp, ConstantOp, MatmulOp, LaunchOp, ViewOp],
+    [PlanOp, AllocOp, ConstantOp, MatmulOp, LaunchOp, FusedLaunchOp, ViewOp],
     [],
 )
 
@@ -616,6 +664,7 @@ __all__ = [
     "AllocOp",
     "ConstantOp",
     "CublasltRt",
+    "FusedLaunchOp",
     "LaunchOp",
     "MatmulOp",
     "PlanOp",

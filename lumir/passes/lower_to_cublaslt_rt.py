@@ -11,6 +11,8 @@ the same shape and element type (`tensor<...>` -> `memref<...>`):
   dimensions) becomes a `cublaslt_rt.view` of its input: no allocation, no kernel;
 - each other `hl` op becomes an alloc for its result and a `cublaslt_rt.launch` of that
   op, with the op's properties as the launch's params;
+- each `hl.fused` becomes an alloc per result and a `cublaslt_rt.fused_launch` holding
+  the same body (which stays on tensors: it is the kernel's definition, not buffers);
 - each `hl.constant` becomes a `cublaslt_rt.constant` buffer;
 - then, unless `share_buffers` is off, the buffer plan (`lumir.passes.buffer_plan`)
   places the function's intermediates in one arena, sharing bytes between values whose
@@ -114,11 +116,35 @@ def _view_offset(op: Operation, shape: Sequence[int]) -> int | None:
     return first * math.prod(shape[dim + 1 :])
 
 
+def _in_fused_body(op: Operation) -> bool:
+    """Whether `op` is part of a fused kernel's body (lowered with it, not on its own)."""
+    return isinstance(op.parent_op(), hl.FusedOp | cublaslt_rt.FusedLaunchOp)
+
+
+class FusedToLaunch(RewritePattern):
+    """hl.fused -> an alloc per result + cublaslt_rt.fused_launch holding the same body."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: hl.FusedOp, rewriter: PatternRewriter) -> None:
+        allocs = []
+        for result in op.outputs:
+            assert isinstance(result.type, TensorType)
+            allocs.append(cublaslt_rt.AllocOp(buffer_of(result.type)))
+        body = op.detach_region(op.body)
+        launch = cublaslt_rt.FusedLaunchOp(
+            list(op.inputs), [alloc.memref for alloc in allocs], body
+        )
+        copy_location(op, *allocs, launch)
+        rewriter.replace(op, [*allocs, launch], [alloc.memref for alloc in allocs])
+
+
 class HlOpToLaunch(RewritePattern):
     """Any other hl op -> alloc for its result + cublaslt_rt.launch of the op."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if op.dialect_name() != "hl" or isinstance(op, hl.ConstantOp):
+        if op.dialect_name() != "hl" or isinstance(op, hl.ConstantOp | hl.FusedOp):
+            return
+        if _in_fused_body(op):
             return
         result_type = op.results[0].type
         assert isinstance(result_type, TensorType)
@@ -133,6 +159,8 @@ class ConstantToBuffer(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: hl.ConstantOp, rewriter: PatternRewriter) -> None:
+        if _in_fused_body(op):
+            return
         constant = cublaslt_rt.ConstantOp(op.value)
         copy_location(op, constant)
         rewriter.replace(op, constant)
@@ -161,7 +189,13 @@ class LowerToCublasltRtPass(ModulePass):
             _bufferize_signature(func)
         PatternRewriteWalker(
             GreedyRewritePatternApplier(
-                [MatmulToPlan(plan_names), ConstantToBuffer(), ShapeOpToView(), HlOpToLaunch()]
+                [
+                    MatmulToPlan(plan_names),
+                    ConstantToBuffer(),
+                    ShapeOpToView(),
+                    FusedToLaunch(),
+                    HlOpToLaunch(),
+                ]
             ),
             apply_recursively=False,
         ).rewrite_module(op)
@@ -214,7 +248,7 @@ def _check_lowerable(func: FuncOp) -> None:
         if problem is not None:
             problems.append(op_diagnostic(func, f"result {index}: {problem}"))
     for op in func.walk():
-        if op is func or isinstance(op, ReturnOp | cublaslt.MatmulOp):
+        if op is func or isinstance(op, ReturnOp | cublaslt.MatmulOp) or _in_fused_body(op):
             continue
         if op.dialect_name() == "cublaslt_rt":  # lowered already: the pass is idempotent
             continue
@@ -236,8 +270,12 @@ def _has_tensors(func: FuncOp) -> bool:
     signature = [*func.function_type.inputs.data, *func.function_type.outputs.data]
     if any(isinstance(t, TensorType) for t in signature):
         return True
+    # Only the function's own ops: a fused kernel's body stays on tensors when lowered.
     return any(
-        isinstance(result.type, TensorType) for inner in func.walk() for result in inner.results
+        isinstance(result.type, TensorType)
+        for block in func.body.blocks
+        for inner in block.ops
+        for result in inner.results
     )
 
 

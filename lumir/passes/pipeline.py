@@ -16,6 +16,7 @@ PIPELINE = (
     "hl-to-cublaslt",
     "cublaslt-fuse",
     "cublaslt-verify",
+    "fuse-kernels",
     "lower-to-cublaslt-rt",
 )
 """The passes of lumir-pipeline, in order."""
@@ -23,7 +24,7 @@ PIPELINE = (
 
 @dataclass(frozen=True)
 class LumirPipelinePass(ModulePass):
-    """Run the whole compiler: canonicalize, lower to cublaslt, fuse, verify, lower to runtime.
+    """Run the whole compiler: canonicalize, lower to cublaslt, fuse, verify, fuse kernels, lower.
 
     It is a pipeline, not one opaque pass: `stages()` is its list of passes, which
     lumir-opt and lumir-run run one by one (so `--print-ir-after-all` prints after
@@ -35,6 +36,13 @@ class LumirPipelinePass(ModulePass):
 
     stop_after: str | None = None
     """Stop after this pass of the pipeline (for inspecting the IR in between)."""
+
+    fuse_kernels: bool = False
+    """Group the non-GEMM chains into hl.fused kernels (default off: one launch per hl op).
+
+    Opt-in until the fused Triton kernels are measured on the GPU; off, the pipeline's
+    output (and every launch count) is what it was before fuse-kernels existed.
+    """
 
     def __post_init__(self) -> None:
         if self.stop_after is not None and self.stop_after not in PIPELINE:
@@ -53,7 +61,16 @@ class LumirPipelinePass(ModulePass):
         if self.stop_after is not None:
             names = PIPELINE[: PIPELINE.index(self.stop_after) + 1]
         passes = available_passes()
-        return tuple(passes[name]()() for name in names)
+        stages = []
+        for name in names:
+            pass_class = passes[name]()
+            if name == "fuse-kernels":
+                # Off, it is no stage at all, so --print-ir-after-all prints what it did before.
+                if self.fuse_kernels:
+                    stages.append(pass_class())
+            else:
+                stages.append(pass_class())
+        return tuple(stages)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PassPipeline(self.stages(), _verify_after).apply(ctx, op)

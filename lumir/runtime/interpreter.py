@@ -1,7 +1,8 @@
 """The reference: a value-semantics function run op by op as plain, unfused torch calls.
 
 `interpret` runs an `hl`-level function (level 1) or a `cublaslt`-level one (level 2) on
-torch tensors. Each `hl` op is the torch call it came from (`lumir.runtime.hl_torch`);
+torch tensors. Each `hl` op is the torch call it came from (`lumir.runtime.hl_torch`; an
+`hl.fused` is its body, op by op);
 each `cublaslt.matmul` is written out as the torch ops it stands for, on the operand
 tensors themselves (`unfused_matmul`). Nothing here reads bytes through a descriptor: a
 call that declares C as f32 over a bf16 tensor still sees the bf16 tensor's values, so
@@ -23,6 +24,7 @@ from lumir.diagnostics import Diagnostic, LumirDiagnosticError, op_diagnostic
 from lumir.dialects import cublaslt, hl
 from lumir.dialects.cublaslt import MatmulDescriptor
 from lumir.runtime.buffers import constant_tensor, data_type_dtype, shaped_type_parts
+from lumir.runtime.fused_reference import bind_fused_body
 from lumir.runtime.hl_torch import UnknownKernelError, bind_kernel, gelu_tanh
 
 
@@ -80,6 +82,10 @@ def interpret(
     for op in func.body.block.ops:
         if isinstance(op, ReturnOp):
             return tuple(values[operand] for operand in op.arguments)
+        if isinstance(op, hl.FusedOp):
+            fused = bind_fused_body(op.body.block)(*(values[v] for v in op.operands))
+            values.update(zip(op.results, fused, strict=True))
+            continue
         result = _run_op(op, [values[operand] for operand in op.operands])
         values[op.results[0]] = result
     raise LumirDiagnosticError([op_diagnostic(func, "the function has no func.return")])

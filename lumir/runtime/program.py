@@ -7,8 +7,10 @@ Loading and running are separate phases, as they are for cuBLASLt itself:
   allocation), build every plan from its `cublaslt_rt.plan` and the real buffers
   (`ReferenceGemmPlan` on CPU, the CUDA engineer's `CublasLtMatmulPlan` on CUDA), bind
   every `cublaslt_rt.launch` to its torch kernel writing straight into a typed view of
-  its output buffer (`hl_torch.bind_into_kernel`), and keep the result as a flat tuple
-  of zero-argument launches;
+  its output buffer (`hl_torch.bind_into_kernel`), bind every `cublaslt_rt.fused_launch`
+  to its body run op by op (CPU) or to its generated Triton kernel (CUDA,
+  `lumir.runtime.fused_kernels`), and keep the result as a flat tuple of zero-argument
+  launches;
 - run: copy the caller's tensors into the static input buffers, call the launches in
   order (on CUDA: replay the CUDA graph they were captured into at load time), and
   return copies of the output buffers.
@@ -34,6 +36,7 @@ from lumir.dialects.cublaslt import MatmulDescriptor
 from lumir.dialects.cublaslt_rt import (
     AllocOp,
     ConstantOp,
+    FusedLaunchOp,
     LaunchOp,
     MatmulOp,
     PlanOp,
@@ -50,6 +53,7 @@ from lumir.runtime.buffers import (
     shaped_type_parts,
     typed_view,
 )
+from lumir.runtime.fused_reference import bind_fused_body
 from lumir.runtime.hl_torch import IntoKernel, UnknownKernelError, bind_into_kernel
 from lumir.runtime.interpreter import Signature, check_inputs, find_function, signature
 from lumir.runtime.limits import check_function_sizes
@@ -376,6 +380,8 @@ class _Loader:
             self._load_matmul(op)
         elif isinstance(op, LaunchOp):
             self._load_launch(op)
+        elif isinstance(op, FusedLaunchOp):
+            self._load_fused(op)
         else:
             raise LumirDiagnosticError(
                 [op_diagnostic(op, f"the runtime cannot execute '{op.name}' (not lowered IR?)")]
@@ -422,6 +428,46 @@ class _Loader:
             ) from None
         failure = op_diagnostic(op, f'kernel "{kernel_name}" failed')
         self.launches.append(_kernel_launch(kernel, inputs, output, failure))
+
+    def _load_fused(self, op: FusedLaunchOp) -> None:
+        for output in op.outputs:
+            _refuse_overlap(op, output, list(op.inputs))
+        inputs = [self._view(value, self.buffers[value]) for value in op.inputs]
+        outputs = [self._view(value, self.buffers[value]) for value in op.outputs]
+        failure = op_diagnostic(op, "fused kernel failed")
+        if self.device.type == "cuda":
+            from lumir.runtime.fused_kernels import triton_launch
+
+            try:
+                launch = triton_launch(op.body.block, inputs, outputs)
+            except (RuntimeError, ImportError) as error:
+                raise LumirDiagnosticError(
+                    [op_diagnostic(op, f"cannot build the fused kernel: {error}")]
+                ) from None
+            self.launches.append(launch)
+            return
+        self.launches.append(_fused_reference_launch(op, inputs, outputs, failure))
+
+
+def _fused_reference_launch(
+    op: FusedLaunchOp,
+    inputs: list[torch.Tensor],
+    outputs: list[torch.Tensor],
+    failure: Diagnostic,
+) -> Launch:
+    """A fused kernel on the CPU executor: its body op by op, then each result copied out."""
+    body = bind_fused_body(op.body.block)
+
+    def launch() -> None:
+        try:
+            results = body(*inputs)
+        except (RuntimeError, IndexError) as error:
+            message = f"{failure.message}: {error}"
+            raise LumirDiagnosticError([replace(failure, message=message)]) from error
+        for output, result in zip(outputs, results, strict=True):
+            output.copy_(result)
+
+    return launch
 
 
 def _refuse_overlap(op: Operation, written: SSAValue, read: Sequence[SSAValue]) -> None:

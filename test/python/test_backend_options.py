@@ -115,6 +115,21 @@ def test_dump_ir_writes_every_stage(tmp_path):
     assert "cublaslt_rt.plan" in lowered
 
 
+def test_fuse_kernels_option_fuses_the_row_chains(tmp_path):
+    plain, off = tmp_path / "off", tmp_path / "on"
+    got_off, expected, _ = _run({"dump_ir": str(plain)})
+    got_on, _, _ = _run({"dump_ir": str(off), "fuse_kernels": True})
+    lowered_off = next(plain.glob("*lower-to-cublaslt-rt.mlir")).read_text()
+    lowered_on = next(off.glob("*lower-to-cublaslt-rt.mlir")).read_text()
+    assert "cublaslt_rt.fused_launch" not in lowered_off
+    assert lowered_on.count("cublaslt_rt.fused_launch") >= 1
+    assert lowered_on.count("cublaslt_rt.launch ") < lowered_off.count("cublaslt_rt.launch ")
+    assert len(list(off.glob("*fuse-kernels.mlir"))) == 1
+    # On CPU a fused kernel runs its body op by op with the same kernels: same bits.
+    assert torch.equal(got_on, got_off)
+    torch.testing.assert_close(got_on, expected, atol=1e-5, rtol=1e-5)
+
+
 def test_families_select_the_rules_that_run():
     got, expected, fused = _run()
     assert fused["fused_bias"] == 1 and fused["fused_beta"] == 1

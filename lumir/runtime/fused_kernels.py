@@ -1,0 +1,90 @@
+"""Compile and launch generated Triton kernels for `cublaslt_rt.fused_launch` on CUDA.
+
+`triton_launch` generates the kernel text for a fused body (`triton_codegen`), compiles
+it once per distinct text (the cache key is the SHA-256 of the text, so two processes
+agree on it), and returns a zero-argument launch over the program's fixed buffers.
+Triton launches on torch's current stream, so the launch is captured into the
+program's CUDA graph like any other; the graph's warm-up call compiles the kernel
+before capture. Triton is imported here, lazily: only loading a fused program on CUDA
+needs it (`pip install 'lumir[cuda]'`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import torch
+from xdsl.ir import Block
+
+from lumir.runtime.triton_codegen import KERNEL_NAME, FusedKernelSource, generate
+
+_COMPILED: dict[str, Callable[..., object]] = {}
+"""Kernel text digest -> the `@triton.jit` function defined by that text."""
+
+
+def source_key(source: FusedKernelSource) -> str:
+    """The cache key of a generated kernel: the SHA-256 of its text."""
+    return hashlib.sha256(source.text.encode()).hexdigest()
+
+
+def _cache_dir() -> Path:
+    root = os.environ.get("LUMIR_TRITON_CACHE") or os.path.join(
+        tempfile.gettempdir(), f"lumir-triton-{os.getuid()}"
+    )
+    path = Path(root)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def compile_source(source: FusedKernelSource) -> Callable[..., object]:
+    """The `@triton.jit` kernel of `source`, defined once per text.
+
+    triton.jit reads its function's source through `inspect`, so the text is written to
+    a file named by its digest and imported from there.
+    """
+    key = source_key(source)
+    kernel = _COMPILED.get(key)
+    if kernel is None:
+        path = _cache_dir() / f"lumir_fused_{key[:32]}.py"
+        if not path.exists() or path.read_text() != source.text:
+            partial = path.with_suffix(f".{os.getpid()}.tmp")
+            partial.write_text(source.text)
+            partial.replace(path)
+        spec = importlib.util.spec_from_file_location(f"lumir_fused_{key[:32]}", path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        kernel = getattr(module, KERNEL_NAME)
+        _COMPILED[key] = kernel
+    return kernel
+
+
+def run_source(
+    source: FusedKernelSource, inputs: list[torch.Tensor], outputs: list[torch.Tensor]
+) -> None:
+    """Launch the kernel of `source` once on dense `inputs`, writing dense `outputs`."""
+    kernel = compile_source(source)
+    kernel[(source.rows,)](*inputs, *outputs, BLOCK=source.block)  # type: ignore[index]
+
+
+def triton_launch(
+    block: Block, inputs: list[torch.Tensor], outputs: list[torch.Tensor]
+) -> Callable[[], None]:
+    """A zero-argument launch of the fused body `block` over fixed CUDA buffers."""
+    source = generate(block)
+    kernel = compile_source(source)
+    grid = (source.rows,)
+    size = source.block
+
+    def launch() -> None:
+        kernel[grid](*inputs, *outputs, BLOCK=size)  # type: ignore[index]
+
+    return launch
+
+
+__all__ = ["compile_source", "run_source", "source_key", "triton_launch"]

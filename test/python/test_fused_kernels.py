@@ -1,0 +1,169 @@
+"""Fused kernels (fuse-kernels -> cublaslt_rt.fused_launch) compute what the unfused program does.
+
+On CPU a fused kernel runs its body op by op with the same torch kernels, so fused and
+unfused programs agree bit for bit. The generated Triton source is checked under
+Triton's CPU interpreter (TRITON_INTERPRET=1, in a child process: `fused_check`), and
+its text must not depend on the process (it is the compile cache's key).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from bench.workloads import chain_hl
+from lumir.context import lumir_context
+from lumir.parsing import parse_module_text
+from lumir.passes.fuse_kernels import FuseKernelsPass
+from lumir.passes.pipeline import LumirPipelinePass
+from lumir.runtime import load
+from lumir.runtime.buffers import shaped_type_parts
+from lumir.runtime.cuda_cublaslt import cublaslt_available
+from lumir.testing.fused_check import run_in_interpreter, triton_interpreter_available
+
+REPO = Path(__file__).resolve().parents[2]
+
+RMSNORM_SWIGLU = """
+func.func @block(%x: tensor<4x64xbf16>, %g: tensor<64xbf16>, %wg: tensor<64x128xbf16>,
+                 %wu: tensor<64x128xbf16>, %wd: tensor<128x64xbf16>) -> tensor<4x64xbf16> {
+  %f = hl.cast %x : tensor<4x64xbf16> -> tensor<4x64xf32>
+  %two = hl.constant {value = dense<2.000000e+00> : tensor<f32>} : tensor<f32>
+  %p = hl.pow %f, %two : (tensor<4x64xf32>, tensor<f32>) -> tensor<4x64xf32>
+  %m = hl.mean %p {dims = array<i64: -1>, keepdim} : tensor<4x64xf32> -> tensor<4x1xf32>
+  %eps = hl.constant {value = dense<1.000000e-06> : tensor<f32>} : tensor<f32>
+  %me = hl.add %m, %eps : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+  %q = hl.rsqrt %me : tensor<4x1xf32> -> tensor<4x1xf32>
+  %s = hl.mul %f, %q : (tensor<4x64xf32>, tensor<4x1xf32>) -> tensor<4x64xf32>
+  %b = hl.cast %s : tensor<4x64xf32> -> tensor<4x64xbf16>
+  %n = hl.mul %b, %g : (tensor<4x64xbf16>, tensor<64xbf16>) -> tensor<4x64xbf16>
+  %gate = hl.matmul %n, %wg : (tensor<4x64xbf16>, tensor<64x128xbf16>) -> tensor<4x128xbf16>
+  %up = hl.matmul %n, %wu : (tensor<4x64xbf16>, tensor<64x128xbf16>) -> tensor<4x128xbf16>
+  %a = hl.silu %gate : tensor<4x128xbf16> -> tensor<4x128xbf16>
+  %h = hl.mul %a, %up : (tensor<4x128xbf16>, tensor<4x128xbf16>) -> tensor<4x128xbf16>
+  %d = hl.matmul %h, %wd : (tensor<4x128xbf16>, tensor<128x64xbf16>) -> tensor<4x64xbf16>
+  %r = hl.add %x, %d : (tensor<4x64xbf16>, tensor<4x64xbf16>) -> tensor<4x64xbf16>
+  func.return %r : tensor<4x64xbf16>
+}
+"""
+
+WORKLOADS = {"chain": chain_hl(8, 64, 2), "rmsnorm_swiglu": RMSNORM_SWIGLU}
+
+skip_no_triton = pytest.mark.skipif(
+    triton_interpreter_available() is not None,
+    reason=f"Triton interpreter check: {triton_interpreter_available()}",
+)
+
+
+def _compile(text: str, fuse: bool) -> str:
+    module = parse_module_text(text, "<test>")
+    LumirPipelinePass(fuse_kernels=fuse).apply(lumir_context(), module)
+    return str(module)
+
+
+def _fused_only(text: str) -> str:
+    module = parse_module_text(text, "<test>")
+    FuseKernelsPass().apply(lumir_context(), module)
+    return str(module)
+
+
+def _inputs(text: str, seed: int) -> list[torch.Tensor]:
+    func = next(iter(parse_module_text(text, "<test>").ops))
+    generator = torch.Generator().manual_seed(seed)
+    tensors = []
+    for typ in func.function_type.inputs.data:
+        shape, dtype = shaped_type_parts(typ)
+        tensors.append((0.5 * torch.randn(shape, generator=generator)).to(dtype))
+    return tensors
+
+
+@pytest.mark.parametrize("name", sorted(WORKLOADS))
+def test_fused_program_is_bit_identical_to_unfused_on_cpu(name: str) -> None:
+    text = WORKLOADS[name]
+    fused, unfused = _compile(text, True), _compile(text, False)
+    assert "cublaslt_rt.fused_launch" in fused
+    assert "cublaslt_rt.fused_launch" not in unfused
+    assert fused.count("cublaslt_rt.launch ") < unfused.count("cublaslt_rt.launch ")
+    fused_program, unfused_program = load(fused), load(unfused)
+    for seed in (0, 1):
+        inputs = _inputs(text, seed)
+        got, want = fused_program(*inputs), unfused_program(*inputs)
+        assert torch.equal(got, want)
+
+
+def test_chain_fuses_each_norm_into_one_kernel() -> None:
+    """Per block: the RMSNorm's 8 launches become one; the residual add is the GEMM's C."""
+    fused, unfused = _compile(WORKLOADS["chain"], True), _compile(WORKLOADS["chain"], False)
+    assert unfused.count("cublaslt_rt.launch ") == 8 * 2
+    assert fused.count("cublaslt_rt.fused_launch") == 2
+    assert fused.count("cublaslt_rt.launch ") == 0
+    assert fused.count("cublaslt_rt.matmul") == unfused.count("cublaslt_rt.matmul") == 2
+
+
+def _f32(text: str) -> str:
+    return text.replace("bf16", "f32")
+
+
+@skip_no_triton
+@pytest.mark.parametrize("name", sorted(WORKLOADS))
+@pytest.mark.parametrize("storage", ["f32", "bf16"])
+def test_generated_triton_matches_the_reference(name: str, storage: str, tmp_path) -> None:
+    text = WORKLOADS[name] if storage == "bf16" else _f32(WORKLOADS[name])
+    path = tmp_path / "fused.mlir"
+    path.write_text(_fused_only(text))
+    # f32: the same f32 operations, up to the order of a row sum. bf16: the kernel rounds
+    # where torch does, but rsqrt / sigmoid may differ in their last f32 bit, which can
+    # move a bf16 rounding: two bf16 steps (2**-6 of the value) at most.
+    rtol = 1e-5 if storage == "f32" else 2.0**-6
+    for seed in (0, 1):
+        report = run_in_interpreter(path, atol=1e-6, rtol=rtol, seed=seed)
+        assert report["returncode"] == 0, report["max_rel_diff"]
+
+
+@skip_no_triton
+def test_generated_source_is_the_same_in_every_process(tmp_path) -> None:
+    path = tmp_path / "fused.mlir"
+    path.write_text(_fused_only(WORKLOADS["rmsnorm_swiglu"]))
+    sources = {
+        run_in_interpreter(path, atol=1.0, rtol=1.0, hash_seed=seed)["source"]
+        for seed in ("0", "4242")
+    }
+    assert len(sources) == 1
+    assert "@triton.jit" in sources.pop()
+
+
+# --- CUDA ------------------------------------------------------------------------------
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not cublaslt_available(), reason="needs nvmath-python and a CUDA device")
+@pytest.mark.parametrize("name", sorted(WORKLOADS))
+@pytest.mark.parametrize("cuda_graph", [False, True], ids=["eager", "graph"])
+def test_fused_cuda_program_matches_cpu(name: str, cuda_graph: bool) -> None:
+    pytest.importorskip("triton")
+    text = WORKLOADS[name]
+    fused = _compile(text, True)
+    cpu, gpu = load(fused), load(fused, device="cuda", cuda_graph=cuda_graph)
+    for seed in (0, 1):
+        inputs = _inputs(text, seed)
+        want = cpu(*inputs)
+        got = gpu(*[t.cuda() for t in inputs])
+        torch.testing.assert_close(got.cpu(), want, rtol=2.0**-6, atol=2.0**-6)
+    gpu.close()
+
+
+def test_lumir_opt_pipeline_option_fuses(tmp_path) -> None:
+    """`lumir-pipeline{fuse_kernels=true}` from the command line, in a fresh process."""
+    path = tmp_path / "block.mlir"
+    path.write_text(WORKLOADS["rmsnorm_swiglu"])
+    pipeline = "lumir-pipeline{fuse_kernels=true}"
+    done = subprocess.run(
+        [sys.executable, "-m", "lumir.tools.lumir_opt", str(path), "-p", pipeline],
+        capture_output=True, text=True, cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)}, check=True,
+    )  # fmt: skip
+    assert done.stdout.count("cublaslt_rt.fused_launch") == 2
