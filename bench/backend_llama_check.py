@@ -99,6 +99,9 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--seqs", default="1,6,128", help="comma-separated sequence lengths (default 1,6,128)"
     )
+    parser.add_argument(
+        "--fuse-kernels", action="store_true", help="compile with options={'fuse_kernels': True}"
+    )
     parser.add_argument("--only-logits", action="store_true", help="run the logits checks only")
     return parser.parse_args(argv)
 
@@ -128,7 +131,8 @@ def _checks(argv: list[str] | None) -> int:
     torch.manual_seed(0)
     reference = LlamaForCausalLM(CONFIG).eval().cuda()
     model = copy.deepcopy(reference).to(torch.bfloat16)
-    compiled = torch.compile(model, backend="lumir", options={"report": True})
+    options = {"fuse_kernels": args.fuse_kernels}
+    compiled = torch.compile(model, backend="lumir", options={"report": True, **options})
     generator = torch.Generator().manual_seed(1)
     for seq in seqs:
         ids = torch.randint(0, CONFIG.vocab_size, (1, seq), generator=generator).cuda()
@@ -159,7 +163,7 @@ def _checks(argv: list[str] | None) -> int:
     stats.reset()
     prompt = torch.randint(0, CONFIG.vocab_size, (1, 6), generator=generator).cuda()
     expected = greedy(model, prompt)
-    got_tokens = greedy(torch.compile(model, backend="lumir"), prompt)
+    got_tokens = greedy(torch.compile(model, backend="lumir", options=options), prompt)
     fuse_runs = max((p.fuse_runs for g in stats.GRAPHS for p in g.partitions), default=0)
     ok = got_tokens == expected and fuse_runs <= 2
     failures += not ok
