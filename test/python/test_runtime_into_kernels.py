@@ -32,6 +32,7 @@ from lumir.runtime.hl_torch import INTO_KERNELS, KERNELS, bind_into_kernel, bind
 
 REPO = Path(__file__).resolve().parents[2]
 HL_TESTS = REPO / "test" / "lit" / "hl"
+_NOT_KERNELS = ("hl.constant", "hl.fused", "hl.yield")
 
 
 def _valid_hl_ops() -> list[tuple[str, Operation]]:
@@ -46,8 +47,8 @@ def _valid_hl_ops() -> list[tuple[str, Operation]]:
                 module.verify()
             except (ParseError, VerifyException):
                 continue
-            for op in module.walk():
-                if op.dialect_name() == "hl" and op.name != "hl.constant":
+            for op in module.walk():  # a fused body's ops are kernels; fused/yield are not
+                if op.dialect_name() == "hl" and op.name not in _NOT_KERNELS:
                     found.append((f"{path.stem}-{index}-{op.name}", op))
     return found
 
