@@ -32,7 +32,6 @@ from lumir.runtime.hl_torch import INTO_KERNELS, KERNELS, bind_into_kernel, bind
 
 REPO = Path(__file__).resolve().parents[2]
 HL_TESTS = REPO / "test" / "lit" / "hl"
-_NOT_KERNELS = ("hl.constant", "hl.fused", "hl.yield")
 
 
 NOT_KERNELS = {"hl.constant", "hl.fused", "hl.yield"}
