@@ -14,7 +14,9 @@ Random weights (seeded, nothing downloaded), bf16. Checks, and prints one line e
 - the residual-chain module at hidden 2048, sequence 6, in 20 fresh processes with
   different hash seeds: max relative error < 5e-2 every time;
 - 16 greedily decoded tokens with a DynamicCache equal to eager's, and the fuse-pass
-  count per partition.
+  count per partition;
+- 16 greedily decoded tokens with a StaticCache equal to eager's (the cache lumir
+  updates in place), with the number of in-place updates.
 
 `--only-logits` runs the logits checks alone (the near-tie analysis in one command).
 Exits non-zero when a check fails.
@@ -31,7 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import torch
-from transformers import DynamicCache, LlamaConfig, LlamaForCausalLM
+from transformers import DynamicCache, LlamaConfig, LlamaForCausalLM, StaticCache
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "test" / "python"))
@@ -58,6 +60,19 @@ def greedy(model, prompt: torch.Tensor, tokens: int = 16) -> list[int]:
     step, out = prompt, []
     for _ in range(tokens):
         logits = model(step, past_key_values=cache, use_cache=True).logits
+        step = logits[:, -1].argmax(-1, keepdim=True)
+        out.append(int(step))
+    return out
+
+
+def greedy_static(model, prompt: torch.Tensor, tokens: int = 16) -> list[int]:
+    """Greedy decoding over a StaticCache (the cache lumir updates in place)."""
+    cache = StaticCache(config=CONFIG, max_cache_len=prompt.shape[1] + tokens)
+    step, out, position = prompt, [], 0
+    for _ in range(tokens):
+        positions = torch.arange(position, position + step.shape[1], device=step.device)
+        logits = model(step, past_key_values=cache, cache_position=positions).logits
+        position += step.shape[1]
         step = logits[:, -1].argmax(-1, keepdim=True)
         out.append(int(step))
     return out
@@ -100,7 +115,10 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
         "--seqs", default="1,6,128", help="comma-separated sequence lengths (default 1,6,128)"
     )
     parser.add_argument(
-        "--fuse-kernels", action="store_true", help="compile with options={'fuse_kernels': True}"
+        "--fuse-kernels",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="the backend option fuse_kernels (default on; --no-fuse-kernels turns it off)",
     )
     parser.add_argument("--only-logits", action="store_true", help="run the logits checks only")
     return parser.parse_args(argv)
@@ -170,6 +188,20 @@ def _checks(argv: list[str] | None) -> int:
     print(
         f"decode 16 tokens: equal={got_tokens == expected} "
         f"max_fuse_runs_per_partition={fuse_runs} {'PASS' if ok else 'FAIL'}"
+    )
+    if got_tokens != expected:
+        print(f"  eager {expected}\n  lumir {got_tokens}")
+
+    torch._dynamo.reset()
+    stats.reset()
+    expected = greedy_static(model, prompt)
+    got_tokens = greedy_static(torch.compile(model, backend="lumir", options=options), prompt)
+    in_place = sum(p.in_place_updates for g in stats.GRAPHS for p in g.partitions)
+    ok = got_tokens == expected
+    failures += not ok
+    print(
+        f"decode 16 tokens, StaticCache: equal={got_tokens == expected} "
+        f"in_place_updates={in_place} {'PASS' if ok else 'FAIL'}"
     )
     if got_tokens != expected:
         print(f"  eager {expected}\n  lumir {got_tokens}")

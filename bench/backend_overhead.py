@@ -85,7 +85,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=int, default=20)
     parser.add_argument("--iters", type=int, default=200)
     parser.add_argument(
-        "--fuse-kernels", action="store_true", help="compile with options={'fuse_kernels': True}"
+        "--fuse-kernels",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="the backend option fuse_kernels (default on; --no-fuse-kernels turns it off)",
     )
     args = parser.parse_args(argv)
     device = torch.device(args.device)

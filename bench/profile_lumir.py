@@ -1,6 +1,7 @@
 """The kernel table of one lumir replay: kernel name, launches, total device µs.
 
     PYTHONPATH=$PWD python3 -m bench.profile_lumir [--seq 6] [--replays 20] [--device cuda]
+    PYTHONPATH=$PWD python3 -m bench.profile_lumir --model 1,decode   # the whole 1B model
 
 Profiles (torch.profiler, CUDA activity) `--replays` replays of:
 
@@ -11,7 +12,11 @@ Profiles (torch.profiler, CUDA activity) `--replays` replays of:
   on its hl text (`bench.workloads.llama_layer_hl`), eager in one CUDA graph, and
   `torch.compile(backend="lumir")` when that backend is available.
 
-and prints, per program, a markdown table of its device kernels per replay (count and
+With `--model SEQS` it profiles the whole Llama-3.2-1B-shaped model instead (forward at
+each numeric seq, `decode` for one step over the 512-token cache): the lumir backend
+beside eager in one CUDA graph, with each one's peak GPU memory.
+
+It prints, per program, a markdown table of its device kernels per replay (count and
 µs divided by the number of replays), ready to paste into docs/perf-notes.md. On a
 machine without a GPU (`--device cpu`) it tables the CPU ops of the run phase instead.
 """
@@ -26,7 +31,7 @@ import torch
 from torch.profiler import ProfilerActivity, profile
 
 from bench import candidates
-from bench.workloads import LLAMA_SHAPES, chain_workloads, layer_workloads
+from bench.workloads import LLAMA_SHAPES, chain_workloads, layer_workloads, llama_workloads
 
 
 def kernel_table(
@@ -76,10 +81,14 @@ def main() -> None:
     parser.add_argument("--seq", type=int, default=6)
     parser.add_argument("--replays", type=int, default=20)
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    parser.add_argument("--model", help="profile the whole model at these seqs (e.g. 1,decode)")
     args = parser.parse_args()
     device = torch.device(args.device)
     torch.set_grad_enabled(False)
     on_gpu = device.type == "cuda"
+    if args.model:
+        profile_model(args.model.split(","), device, args.replays)
+        return
     (chain,) = chain_workloads([args.seq], 2048 if on_gpu else 256, device)
     (layer,) = layer_workloads([args.seq], LLAMA_SHAPES["1b" if on_gpu else "tiny"], device)
     programs = [
@@ -96,6 +105,28 @@ def main() -> None:
             print(f"\n### {title}: skipped ({reason})")
             continue
         print_table(title, kernel_table(prepared.call, device, args.replays))
+
+
+def profile_model(seqs: list[str], device: torch.device, replays: int) -> None:
+    """Kernel tables and peak memory of the whole model, lumir backend and eager-graph."""
+    shape = LLAMA_SHAPES["1b" if device.type == "cuda" else "tiny"]
+    for workload in llama_workloads(seqs, shape, device):
+        for name in ("lumir", "eager-graph"):
+            title = f"Llama-1B model, {workload.seq}, {name}"
+            if device.type == "cuda":
+                torch.cuda.synchronize()
+                torch.cuda.reset_peak_memory_stats(device)
+            try:
+                prepared = candidates.prepare(name, workload, device)
+            except candidates.NotApplicable as reason:
+                print(f"\n### {title}: skipped ({reason})")
+                continue
+            print_table(title, kernel_table(prepared.call, device, replays))
+            if device.type == "cuda":
+                peak = torch.cuda.max_memory_allocated(device) / 2**30
+                print(f"\npeak GPU memory: {peak:.3f} GiB")
+            del prepared
+            torch._dynamo.reset()
 
 
 if __name__ == "__main__":

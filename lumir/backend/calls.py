@@ -73,7 +73,10 @@ class CallPlan:
         attributes: Callable[[str], torch.Tensor],
         home: torch.device,
         returns_tuple: bool,
+        in_place: frozenset[int] = frozenset(),
     ) -> None:
+        """`in_place`: program results that are a caller's tensor updated in place
+        (lumir.backend.in_place); they are returned as they are, not copied out."""
         self.program = program
         sources = imported.arguments
         bound = [i for i in range(len(sources)) if i in program.static]
@@ -87,7 +90,9 @@ class CallPlan:
         self.held = [attributes(s) for i in bound if isinstance(s := sources[i], str)]
         self.held_pointers = [t.data_ptr() for t in self.held]
         self.fetch = _fetcher([sources[i] for i in copied], attributes)
-        self.outputs = _output_builder(imported, bindings, home, program.device, returns_tuple)
+        self.outputs = _output_builder(
+            imported, bindings, home, program.device, returns_tuple, in_place
+        )
 
     def bind(self, args: Sequence[object]) -> None:
         """Remember the pointers of the bound weights as the program was loaded with."""
@@ -155,14 +160,20 @@ def _output_builder(
     home: torch.device,
     device: torch.device,
     returns_tuple: bool,
+    in_place: frozenset[int] = frozenset(),
 ) -> Callable[[Sequence[torch.Tensor]], object]:
     """The graph's outputs from the program's output buffers: each result copied out
     (cloned on the program's device, moved when the graph lives elsewhere), each size
-    the constant it is in this specialisation."""
+    the constant it is in this specialisation. A result in `in_place` is the caller's
+    own (bound) tensor, updated in place: it is returned as it is."""
     same_place = home == device or (home.type == device.type and home.type == "cpu")
-    copy: Callable[[torch.Tensor], torch.Tensor] = (
+    clone: Callable[[torch.Tensor], torch.Tensor] = (
         torch.Tensor.clone if same_place else (lambda t: t.to(home))
     )
+
+    def copier(result: int) -> Callable[[torch.Tensor], torch.Tensor]:
+        return _as_it_is if result in in_place else clone
+
     items: list[tuple[int, object]] = []
     for output in imported.outputs:
         if output.result is not None:
@@ -174,13 +185,22 @@ def _output_builder(
             )
     if len(items) == 1 and items[0][0] >= 0 and not returns_tuple:
         index = items[0][0]
+        copy = copier(index)
         return lambda results: copy(results[index])
     if returns_tuple and all(i >= 0 for i, _ in items):
-        indices = [i for i, _ in items]
-        return lambda results: tuple(copy(results[i]) for i in indices)
+        pairs = [(i, copier(i)) for i, _ in items]
+        return lambda results: tuple(copy(results[i]) for i, copy in pairs)
+    copies = [copier(i) if i >= 0 else None for i, _ in items]
 
     def build(results: Sequence[torch.Tensor]) -> object:
-        values = tuple(copy(results[i]) if i >= 0 else v for i, v in items)
+        values = tuple(
+            copy(results[i]) if copy is not None else v
+            for (i, v), copy in zip(items, copies, strict=True)
+        )
         return values if returns_tuple else values[0]
 
     return build
+
+
+def _as_it_is(tensor: torch.Tensor) -> torch.Tensor:
+    return tensor

@@ -18,6 +18,7 @@ Nothing lumir does can cost the user their model: every failure becomes eager to
 from __future__ import annotations
 
 import functools
+import operator
 import sys
 import time
 import warnings
@@ -106,7 +107,13 @@ def compile_aten_graph(
     else:
         result = partitioner.fuse_partitions(partitions)
         _compile_partitions(
-            result, _static_indices(len(example_inputs)), device, home, options, stats
+            result,
+            _static_indices(len(example_inputs)),
+            _mutated_inputs(),
+            device,
+            home,
+            options,
+            stats,
         )
     stats.compile_ms = (time.perf_counter() - start) * 1000.0
     _warn(gm, stats, bool(partitions))
@@ -118,6 +125,7 @@ def compile_aten_graph(
 def _compile_partitions(
     fused: fx.GraphModule,
     static_indices: frozenset[int],
+    mutated_inputs: Sequence[int],
     device: torch.device,
     home: torch.device,
     options: BackendOptions,
@@ -126,6 +134,7 @@ def _compile_partitions(
     placeholders = {
         n: i for i, n in enumerate(n for n in fused.graph.nodes if n.op == "placeholder")
     }
+    updates = _updates_by_partition(fused, placeholders, mutated_inputs)
     for node in list(fused.graph.nodes):
         if node.op != "call_module":
             continue
@@ -138,7 +147,15 @@ def _compile_partitions(
         )
         partition_stats = PartitionStats(f"{stats.label}.{node.target}")
         try:
-            compiled = CompiledPartition(submodule, static, device, home, options, partition_stats)
+            compiled = CompiledPartition(
+                submodule,
+                static,
+                device,
+                home,
+                options,
+                partition_stats,
+                updates=updates.get(node, {}),
+            )
         except Exception as error:  # a lumir failure must never cost the user their model
             stats.failures.append(f"{node.target}: {type(error).__name__}: {error}")
             stats.fallback_ops += [
@@ -148,6 +165,47 @@ def _compile_partitions(
         stats.partitions.append(partition_stats)
         setattr(fused, node.target, compiled)
     fused.recompile()
+
+
+def _mutated_inputs() -> Sequence[int]:
+    """The graph inputs aot_autograd mutates outside the graph, in the order their new
+    values lead the graph's outputs (empty when it does not say)."""
+    from torch._guards import TracingContext
+
+    context = TracingContext.try_get()
+    metadata = getattr(context, "fw_metadata", None) if context is not None else None
+    indices = getattr(metadata, "mutated_inp_runtime_indices", None) or ()
+    infos = getattr(metadata, "input_info", None) or ()
+    if any(i >= len(infos) or infos[i].mutates_metadata for i in indices):
+        return ()  # a metadata mutation is replayed with as_strided_: leave it to torch
+    return tuple(indices)
+
+
+def _updates_by_partition(
+    fused: fx.GraphModule, placeholders: dict[fx.Node, int], mutated_inputs: Sequence[int]
+) -> dict[fx.Node, dict[int, int]]:
+    """For each partition: {its output index: its argument position} where that output
+    is the new value of a mutated graph input passed straight to that argument."""
+    output = next(n for n in fused.graph.nodes if n.op == "output")
+    values = output.args[0] if isinstance(output.args[0], list | tuple) else (output.args[0],)
+    found: dict[fx.Node, dict[int, int]] = {}
+    by_position = {i: n for n, i in placeholders.items()}
+    for value, input_index in zip(values, mutated_inputs, strict=False):
+        if not isinstance(value, fx.Node):
+            continue
+        if value.op == "call_module":
+            node, index = value, 0
+        elif value.op == "call_function" and value.target is operator.getitem:
+            node, index = value.args[0], value.args[1]
+        else:
+            continue
+        placeholder = by_position.get(input_index)
+        if not isinstance(node, fx.Node) or node.op != "call_module" or placeholder is None:
+            continue
+        positions = [p for p, arg in enumerate(node.args) if arg is placeholder]
+        if len(positions) == 1 and isinstance(index, int):
+            found.setdefault(node, {})[index] = positions[0]
+    return found
 
 
 def _warn(gm: fx.GraphModule, stats: GraphStats, had_partitions: bool) -> None:

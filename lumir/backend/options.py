@@ -39,7 +39,7 @@ class BackendOptions:
     """Specialisations (concrete shapes) kept per compiled partition, least recent out."""
     cuda_graph: bool = True
     """On CUDA, replay each program as one captured CUDA graph."""
-    fuse_kernels: bool = False
+    fuse_kernels: bool = True
     """Run fuse-kernels: non-GEMM row chains become one fused (Triton on CUDA) kernel each."""
 
 
@@ -120,5 +120,5 @@ def parse_options(
         report=report,
         cache_size=cache_size,
         cuda_graph=_flag("cuda_graph", given.get("cuda_graph", True)),
-        fuse_kernels=_flag("fuse_kernels", given.get("fuse_kernels", False)),
+        fuse_kernels=_flag("fuse_kernels", given.get("fuse_kernels", True)),
     )

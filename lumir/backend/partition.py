@@ -26,6 +26,7 @@ from torch import fx
 from xdsl.dialects.builtin import ModuleOp
 
 from lumir.backend.calls import STALE, CallPlan, bindings_of, size_key_function
+from lumir.backend.in_place import update_in_place
 from lumir.backend.options import BackendOptions
 from lumir.backend.report import count_fusions
 from lumir.backend.retype import FusedTemplate, RetypeError, structure
@@ -73,8 +74,13 @@ class CompiledPartition(torch.nn.Module):
         home: torch.device,
         options: BackendOptions,
         stats: PartitionStats,
+        updates: dict[int, int] | None = None,
     ):
+        """`updates` maps an output index to the argument position whose new value it is
+        (an input mutation aot_autograd writes back after the call; lumir.backend.in_place
+        writes it in place when that argument is bound by address)."""
         super().__init__()
+        self.updates = dict(updates or {})
         self.graph_module = graph_module
         self.static_inputs = static_inputs
         self.device = device
@@ -189,7 +195,7 @@ class CompiledPartition(torch.nn.Module):
         and build its call plan."""
         arguments = [self._argument(source, args) for source in entry.imported.arguments]
         static = [i for i, s in enumerate(entry.imported.arguments) if self._is_static(s)]
-        entry.program = self._load(entry, arguments, static)
+        entry.program, in_place = self._load(entry, arguments, static)
         plan = CallPlan(
             entry.program,
             entry.imported,
@@ -197,6 +203,7 @@ class CompiledPartition(torch.nn.Module):
             lambda target: self._argument(target, args),
             self.home,
             self.returns_tuple,
+            in_place,
         )
         plan.bind(args)
         return plan
@@ -211,7 +218,8 @@ class CompiledPartition(torch.nn.Module):
 
     def _load(
         self, entry: _Specialisation, arguments: list[torch.Tensor], static: list[int]
-    ) -> Program:
+    ) -> tuple[Program, frozenset[int]]:
+        """The loaded program and the program results it writes into their inputs."""
         if entry.program is not None:
             entry.program.close()
         bindable = {
@@ -219,15 +227,33 @@ class CompiledPartition(torch.nn.Module):
             for i in static
             if arguments[i].is_contiguous() and arguments[i].device.type == self.device.type
         }
+        module, in_place = entry.lowered, frozenset[int]()
+        updates = self._result_updates(entry.imported, bindable)
+        if updates:
+            module = entry.lowered.clone()
+            in_place = update_in_place(module, updates)
         self.stats.loads += 1
+        self.stats.in_place_updates = len(in_place)
         program = load(
-            entry.lowered,
+            module,
             self.device,
             static_inputs=bindable,
             cuda_graph=self.options.cuda_graph,
         )
         self.stats.bound_inputs = len(program.static)
-        return program
+        return program, in_place
+
+    def _result_updates(
+        self, imported: ImportedGraph, bindable: dict[int, torch.Tensor]
+    ) -> dict[int, int]:
+        """{program result: function argument} for the updates whose input is bound."""
+        found: dict[int, int] = {}
+        for output_index, position in self.updates.items():
+            result = imported.outputs[output_index].result
+            arguments = [i for i, s in enumerate(imported.arguments) if s == position]
+            if result is not None and len(arguments) == 1 and arguments[0] in bindable:
+                found[result] = arguments[0]
+        return found
 
 
 def _attribute(module: torch.nn.Module, target: str) -> object:

@@ -63,6 +63,7 @@ _SHAPE_PRESERVING = (
     hl.CosOp,
     hl.SinOp,
     hl.CumsumOp,
+    hl.IndexCopyOp,
 )
 """hl ops whose result has their (first) operand's shape."""
 

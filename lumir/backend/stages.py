@@ -91,11 +91,11 @@ def fuse(module: ModuleOp, options: BackendOptions, dump: Dumper) -> ModuleOp:
     return module
 
 
-def lower(module: ModuleOp, dump: Dumper, fuse_kernels: bool = False) -> ModuleOp:
-    """fuse-kernels if asked, then lower-to-cublaslt-rt (modifies `module`).
+def lower(module: ModuleOp, dump: Dumper, fuse_kernels: bool = True) -> ModuleOp:
+    """fuse-kernels unless turned off, then lower-to-cublaslt-rt (modifies `module`).
 
-    `lumir.runtime.load` verifies the result. fuse-kernels is opt-in (the backend option
-    `fuse_kernels`) until its Triton kernels are measured on the GPU.
+    `lumir.runtime.load` verifies the result. The backend option `fuse_kernels=False`
+    skips fuse-kernels (one launch per hl op).
     """
     ctx = lumir_context()
     if fuse_kernels:

@@ -20,6 +20,9 @@ class PartitionStats:
     """Programs loaded (a new shape, or weights rebound after their storage changed)."""
     bound_inputs: int = 0
     """Arguments the last loaded program reads in place (weights, buffers, constants)."""
+    in_place_updates: int = 0
+    """Input mutations the last loaded program writes where the input lives (a KV cache
+    update; lumir.backend.in_place)."""
     fused: Counter[str] = field(default_factory=Counter)
     """From the first compile: matmuls, cublaslt_calls, fused_bias, ... (see report)."""
 

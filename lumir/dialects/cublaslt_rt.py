@@ -437,12 +437,30 @@ def hl_op_class(kernel: str) -> type[IRDLOperation] | None:
     return None
 
 
+IN_PLACE_KERNELS = (
+    "hl.index_copy",
+    "hl.add",
+    "hl.sub",
+    "hl.mul",
+    "hl.div",
+    "hl.maximum",
+    "hl.neg",
+    "hl.cast",
+)
+"""Kernels that may write their first input in place (`outs` is `ins[0]`): each output
+element depends only on the same element of the first input (or, for index_copy, the
+slices it replaces), so reading and writing one buffer gives what two buffers give.
+The torch backend uses this to update a model's KV cache where it lives."""
+
+
 @irdl_op_definition
 class LaunchOp(IRDLOperation):
     """A non-GEMM kernel: the `hl` op named by `kernel`, run from buffers into a buffer.
 
     `params` holds the properties of that `hl` op (absent when it has none). The launch
-    reads `inputs` and writes `output`, which it may not also read.
+    reads `inputs` and writes `output`, which it may not also read, except that a kernel
+    of `IN_PLACE_KERNELS` may write its first input in place (`outs` is `ins[0]`, of the
+    same type).
     """
 
     name = "cublaslt_rt.launch"
@@ -484,8 +502,17 @@ class LaunchOp(IRDLOperation):
             )
         input_types = [_require_buffer(self, "input", value) for value in self.inputs]
         output_type = _require_buffer(self, "output", self.output)
-        if any(value is self.output for value in self.inputs):
-            raise VerifyException(f"'{self.name}' {kernel} reads the buffer it writes")
+        in_place = (
+            kernel in IN_PLACE_KERNELS
+            and bool(self.inputs)
+            and self.inputs[0] is self.output
+            and input_types[0] == output_type
+        )
+        if any(value is self.output for value in self.inputs[1 if in_place else 0 :]):
+            raise VerifyException(
+                f"'{self.name}' {kernel} reads the buffer it writes (only "
+                f"{', '.join(IN_PLACE_KERNELS)} may write their first input in place)"
+            )
         problem = _hl_problem(op_class, self.kernel_params(), input_types, output_type)
         if problem is not None:
             raise VerifyException(f"'{self.name}' {kernel} on these buffers: {problem}")

@@ -61,6 +61,20 @@ def index_check(node: fx.Node) -> str | None:
     return None
 
 
+def convert_index_copy(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """aten.index_copy(x, dim, index, source): a KV cache update (see hl.IndexCopyOp)."""
+    x, dim, index, source = node.args[:4]
+    return cx.emit(hl.IndexCopyOp(cx.value(x), cx.integer(dim), cx.value(index), cx.value(source)))
+
+
+def index_copy_check(node: fx.Node) -> str | None:
+    """An i64 index tensor, as torch requires; anything else stays in eager."""
+    value = node.args[2].meta.get("val") if isinstance(node.args[2], fx.Node) else None
+    if not isinstance(value, torch.Tensor) or value.dtype != torch.int64 or value.dim() != 1:
+        return "an index that is not a 1-D int64 tensor"
+    return None
+
+
 def convert_pad(cx: ImportContext, node: fx.Node) -> SSAValue:
     """aten.constant_pad_nd(x, pad, value=0)."""
     value = node.args[2] if len(node.args) > 2 else node.kwargs.get("value", 0)

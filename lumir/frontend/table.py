@@ -126,6 +126,7 @@ TABLE: dict[object, Row] = {
     # running sums, integer-tensor indexing, padding
     aten.cumsum.default: Row(gen.convert_cumsum),
     aten.index.Tensor: Row(gen.convert_index, gen.index_check),
+    aten.index_copy.default: Row(gen.convert_index_copy, gen.index_copy_check),
     aten.constant_pad_nd.default: Row(gen.convert_pad),
     aten.scalar_tensor.default: Row(ew.convert_full),
     # matrix products, gathers, attention

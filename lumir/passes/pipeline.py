@@ -37,11 +37,12 @@ class LumirPipelinePass(ModulePass):
     stop_after: str | None = None
     """Stop after this pass of the pipeline (for inspecting the IR in between)."""
 
-    fuse_kernels: bool = False
-    """Group the non-GEMM chains into hl.fused kernels (default off: one launch per hl op).
+    fuse_kernels: bool = True
+    """Group the non-GEMM chains into hl.fused kernels (one generated kernel each).
 
-    Opt-in until the fused Triton kernels are measured on the GPU; off, the pipeline's
-    output (and every launch count) is what it was before fuse-kernels existed.
+    On by default: on the H200 the fused kernels halve the residual chain's replay
+    (docs/perf-notes.md). `fuse_kernels=false` leaves one launch per hl op, which is
+    what the pipeline printed before fuse-kernels existed.
     """
 
     def __post_init__(self) -> None:

@@ -186,6 +186,11 @@ def _bind_index(params: Params, shape: Shape, dtype: torch.dtype) -> Kernel:
     return lambda x, *indices: torch.ops.aten.index.Tensor(x, list(indices))
 
 
+def _bind_index_copy(params: Params, shape: Shape, dtype: torch.dtype) -> Kernel:
+    dim = _int(params, "dim")
+    return lambda x, index, source: torch.index_copy(x, dim, index, source)
+
+
 def _bind_pad(params: Params, shape: Shape, dtype: torch.dtype) -> Kernel:
     pad = list(_ints(params, "pad"))
     value_attr = params["value"]
@@ -233,6 +238,7 @@ KERNELS: dict[str, _Binder] = {
     "hl.arange": _bind_arange,
     "hl.cumsum": _bind_cumsum,
     "hl.index": _bind_index,
+    "hl.index_copy": _bind_index_copy,
     "hl.pad": _bind_pad,
 }
 """Op name -> binder. `hl.constant` is not here: it is data, not a kernel."""
@@ -363,6 +369,16 @@ def _bind_index_into(params: Params, shape: Shape, dtype: torch.dtype) -> IntoKe
     return lambda out, x, *indices: torch.ops.aten.index.Tensor_out(x, list(indices), out=out)
 
 
+def _bind_index_copy_into(params: Params, shape: Shape, dtype: torch.dtype) -> IntoKernel:
+    dim = _int(params, "dim")
+
+    def run(out: torch.Tensor, x: torch.Tensor, index: torch.Tensor, source: torch.Tensor):
+        out.copy_(x)  # no work when the launch updates x in place (torch skips a self-copy)
+        out.index_copy_(dim, index, source)
+
+    return run
+
+
 INTO_KERNELS: dict[str, _IntoBinder] = {
     "hl.add": _into(torch.add),
     "hl.sub": _into(torch.sub),
@@ -400,6 +416,7 @@ INTO_KERNELS: dict[str, _IntoBinder] = {
     "hl.arange": _bind_arange_into,
     "hl.cumsum": _bind_cumsum_into,
     "hl.index": _bind_index_into,
+    "hl.index_copy": _bind_index_copy_into,
     "hl.pad": _copy_into(_bind_pad),
 }
 """Op name -> destination-passing binder, for every op whose functional torch call has an

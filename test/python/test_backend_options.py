@@ -108,6 +108,7 @@ def test_dump_ir_writes_every_stage(tmp_path):
             "hl-canonicalize.mlir",
             "hl-to-cublaslt.mlir",
             "cublaslt-fuse.mlir",
+            "fuse-kernels.mlir",
             "lower-to-cublaslt-rt.mlir",
         ]
     )
@@ -117,14 +118,15 @@ def test_dump_ir_writes_every_stage(tmp_path):
 
 def test_fuse_kernels_option_fuses_the_row_chains(tmp_path):
     plain, off = tmp_path / "off", tmp_path / "on"
-    got_off, expected, _ = _run({"dump_ir": str(plain)})
-    got_on, _, _ = _run({"dump_ir": str(off), "fuse_kernels": True})
+    got_off, expected, _ = _run({"dump_ir": str(plain), "fuse_kernels": False})
+    got_on, _, _ = _run({"dump_ir": str(off)})  # on by default
     lowered_off = next(plain.glob("*lower-to-cublaslt-rt.mlir")).read_text()
     lowered_on = next(off.glob("*lower-to-cublaslt-rt.mlir")).read_text()
     assert "cublaslt_rt.fused_launch" not in lowered_off
     assert lowered_on.count("cublaslt_rt.fused_launch") >= 1
     assert lowered_on.count("cublaslt_rt.launch ") < lowered_off.count("cublaslt_rt.launch ")
     assert len(list(off.glob("*fuse-kernels.mlir"))) == 1
+    assert not list(plain.glob("*fuse-kernels.mlir"))
     # On CPU a fused kernel runs its body op by op with the same kernels: same bits.
     assert torch.equal(got_on, got_off)
     torch.testing.assert_close(got_on, expected, atol=1e-5, rtol=1e-5)

@@ -1,8 +1,9 @@
-"""hl.arange, cumsum, index, pad, cos, sin, bitwise_and: imported from ATen and run by
-the compiled CPU program exactly as torch computes them."""
+"""hl.arange, cumsum, index, index_copy, pad, cos, sin, bitwise_and: imported from ATen and
+run by the compiled CPU program exactly as torch computes them."""
 
 from __future__ import annotations
 
+import pytest
 import torch
 import torch.nn.functional as F
 
@@ -44,3 +45,83 @@ def test_boolean_mask_index_stays_in_eager():
     fn = torch.compile(lambda t, i: t[i] * 2, backend="lumir")
     index = torch.tensor([True, False, True, True])
     torch.testing.assert_close(fn(x, index), x[index] * 2)
+
+
+class _KVCache(torch.nn.Module):
+    """A StaticCache's update: index_copy_ into a buffer at the step's positions."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("keys", torch.zeros(1, 2, 8, 4))
+
+    def forward(self, new: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        self.keys.index_copy_(2, positions, new)
+        return self.keys.sum(-1) * 2
+
+
+@torch.no_grad()
+def test_kv_cache_index_copy_runs_in_lumir_and_mutates_the_cache():
+    eager, compiled_module = _KVCache(), _KVCache()
+    torch._dynamo.reset()
+    stats.reset()
+    compiled = torch.compile(compiled_module, backend="lumir")
+    for start, length in ((0, 3), (3, 1), (4, 1)):
+        new = torch.randn(1, 2, length, 4)
+        positions = torch.arange(start, start + length)
+        want = eager(new, positions)
+        got = compiled(new, positions)
+        torch.testing.assert_close(got, want, atol=0, rtol=0)
+        torch.testing.assert_close(compiled_module.keys, eager.keys, atol=0, rtol=0)
+    assert stats.GRAPHS and all(not g.fallback_ops for g in stats.GRAPHS), stats.GRAPHS
+
+
+class _ReadsOldCache(torch.nn.Module):
+    """Reads the cache before updating it (a cumsum, its own launch before the update):
+    writing in place is safe, the read comes first."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("keys", torch.arange(64.0).reshape(1, 2, 8, 4))
+
+    def forward(self, new: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        before = self.keys.cumsum(2)
+        self.keys.index_copy_(2, positions, new)
+        return before - self.keys
+
+
+class _ReadsOldCacheLater(torch.nn.Module):
+    """Reads the old cache in a fused kernel that fuse-kernels places after the update
+    (where its last op is): the update must not be written in place."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("keys", torch.arange(64.0).reshape(1, 2, 8, 4))
+
+    def forward(self, new: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        doubled = self.keys * 2.0
+        self.keys.index_copy_(2, positions, new)
+        return (doubled + 1.0) - self.keys
+
+
+@torch.no_grad()
+@pytest.mark.parametrize(
+    ("module_class", "in_place"), [(_KVCache, 1), (_ReadsOldCache, 1), (_ReadsOldCacheLater, 0)]
+)
+def test_cache_updates_are_written_in_place_only_when_nothing_reads_the_old_value(
+    module_class, in_place
+):
+    eager, compiled_module = module_class(), module_class()
+    torch._dynamo.reset()
+    stats.reset()
+    compiled = torch.compile(compiled_module, backend="lumir")
+    address = compiled_module.keys.data_ptr()
+    for start in (0, 1, 5):
+        new = torch.randn(1, 2, 2, 4)
+        positions = torch.tensor([start, start + 2])
+        torch.testing.assert_close(compiled(new, positions), eager(new, positions), atol=0, rtol=0)
+        torch.testing.assert_close(compiled_module.keys, eager.keys, atol=0, rtol=0)
+    assert compiled_module.keys.data_ptr() == address
+    (graph,) = stats.GRAPHS
+    (partition,) = graph.partitions
+    assert partition.bound_inputs >= 1
+    assert partition.in_place_updates == in_place

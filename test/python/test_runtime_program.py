@@ -215,3 +215,18 @@ def test_cuda_bug_is_refused_when_the_plan_is_built() -> None:
     )
     with pytest.raises(LumirDiagnosticError, match=r"'cublaslt_rt\.matmul' @plan0: operand C"):
         load(text, device="cuda", verify=False)
+
+
+@pytest.mark.cuda
+@needs_gpu
+def test_cuda_programs_share_one_workspace() -> None:
+    """Two programs (say, two partitions of one model) hold one cuBLASLt workspace."""
+    first = load(MLP, device="cuda", cuda_graph=False)
+    second = load(MLP, device="cuda", cuda_graph=False)
+    pointers = {plan.workspace.data_ptr() for plan in (*first.plans, *second.plans)}
+    assert len(pointers) == 1
+    inputs = [t.cuda() for t in mlp_inputs(0)]
+    for got, want in zip(first(*inputs), second(*inputs), strict=True):
+        assert torch.equal(got, want)
+    first.close()
+    second.close()

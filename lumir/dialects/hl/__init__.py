@@ -48,7 +48,7 @@ from lumir.dialects.hl.elementwise import (
     WhereOp,
 )
 from lumir.dialects.hl.fused import FusedOp, YieldOp
-from lumir.dialects.hl.generators import ArangeOp, CumsumOp, IndexOp, PadOp
+from lumir.dialects.hl.generators import ArangeOp, CumsumOp, IndexCopyOp, IndexOp, PadOp
 from lumir.dialects.hl.infer import broadcast_shapes, matmul_shape
 from lumir.dialects.hl.products import (
     AddmmOp,
@@ -107,6 +107,7 @@ HL = Dialect(
         BitwiseAndOp,
         ArangeOp,
         CumsumOp,
+        IndexCopyOp,
         IndexOp,
         PadOp,
         FusedOp,
@@ -138,6 +139,7 @@ __all__ = [
     "FusedOp",
     "GeluApproximation",
     "GeluOp",
+    "IndexCopyOp",
     "IndexOp",
     "LinearOp",
     "MatmulOp",

@@ -2,10 +2,12 @@
 
 `hl.arange` (a 1-D range: no operands, its bounds are properties), `hl.cumsum` along one
 dimension, `hl.index` (aten.index.Tensor with an integer index tensor for each leading
-dimension; a boolean mask index is not imported and runs in eager) and `hl.pad`
-(aten.constant_pad_nd). Result types come from `infer.arange_type`, `infer.cumsum_type`,
-`infer.index_type` and `infer.pad_type`. `hl.arange` bounds and `hl.pad` amounts may
-depend on the sequence length: lumir.backend.retype re-reads them per length.
+dimension; a boolean mask index is not imported and runs in eager), `hl.index_copy`
+(aten.index_copy: a KV cache's update, functional: the result is a new tensor) and
+`hl.pad` (aten.constant_pad_nd). Result types come from `infer.arange_type`,
+`infer.cumsum_type`, `infer.index_type`, `infer.index_copy_type` and `infer.pad_type`.
+`hl.arange` bounds and `hl.pad` amounts may depend on the sequence length:
+lumir.backend.retype re-reads them per length.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from lumir.dialects.hl.infer import (
     TypeInferenceError,
     arange_type,
     cumsum_type,
+    index_copy_type,
     index_type,
     pad_type,
 )
@@ -116,6 +119,44 @@ class IndexOp(InferredResultOp):
 
     def infer_result_type(self) -> TensorType:
         return index_type(tensor_type(self.input), [tensor_type(i) for i in self.indices])
+
+
+@irdl_op_definition
+class IndexCopyOp(InferredResultOp):
+    """aten.index_copy: `input` with its slices `index` along `dim` replaced by `source`'s.
+
+    Functional, as aot_autograd hands it over (a StaticCache's in-place `index_copy_`
+    becomes this op plus an input mutation that torch applies after the graph).
+    """
+
+    name = "hl.index_copy"
+
+    input = operand_def(TensorType)
+    index = operand_def(TensorType)
+    source = operand_def(TensorType)
+    dim = prop_def(IntegerAttr)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = (
+        "$input `[` $index `]` `,` $source attr-dict `:` functional-type(operands, results)"
+    )
+
+    def __init__(self, input: SSAValue, dim: int, index: SSAValue, source: SSAValue):
+        result = index_copy_type(tensor_type(input), dim, tensor_type(index), tensor_type(source))
+        super().__init__(
+            operands=[input, index, source],
+            result_types=[result],
+            properties={"dim": IntegerAttr(dim, i64)},
+        )
+
+    def infer_result_type(self) -> TensorType:
+        return index_copy_type(
+            tensor_type(self.input),
+            int_value(self.dim),
+            tensor_type(self.index),
+            tensor_type(self.source),
+        )
 
 
 @irdl_op_definition

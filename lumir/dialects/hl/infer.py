@@ -363,6 +363,32 @@ def index_type(input: TensorType, indices: Sequence[TensorType]) -> TensorType:
     return TensorType(_element(input), (*broadcast, *shape[len(indices) :]))
 
 
+def index_copy_type(
+    input: TensorType, dim: int, index: TensorType, source: TensorType
+) -> TensorType:
+    """`hl.index_copy` (aten.index_copy): the input with the slices `index` along `dim`
+    replaced by `source`'s. The index is a 1-D i64 tensor; the source has the input's
+    element type and shape, except `len(index)` along `dim`. The result is the input's
+    type."""
+    shape = static_shape(input)
+    axis = normalize_dim(dim, len(shape))
+    element = _element(index)
+    if len(static_shape(index)) != 1 or not (
+        isinstance(element, IntegerType) and element.width.data == 64
+    ):
+        raise TypeInferenceError(f"the index must be a 1-D i64 tensor, got {index}")
+    expected = TensorType(
+        _element(input),
+        (*shape[:axis], static_shape(index)[0], *shape[axis + 1 :]),
+    )
+    if source != expected:
+        raise TypeInferenceError(
+            f"the source must be {expected} to fill {static_shape(index)[0]} slices of "
+            f"{input} along dim {dim}, got {source}"
+        )
+    return input
+
+
 def pad_type(input: TensorType, pad: Sequence[int]) -> TensorType:
     """`hl.pad` (aten.constant_pad_nd): `pad` is (before, after) pairs from the last
     dimension backwards; negative amounts crop."""
@@ -392,6 +418,7 @@ __all__ = [
     "elementwise_type",
     "embedding_type",
     "expand_type",
+    "index_copy_type",
     "index_type",
     "linear_type",
     "matmul_shape",

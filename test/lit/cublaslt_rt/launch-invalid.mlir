@@ -54,8 +54,17 @@ func.func @bad_param(%a: memref<4x8xf32>, %r: memref<4x8xf32>) {
 // -----
 
 func.func @in_place(%a: memref<4xf32>) {
-  // expected-error @+1 {{'cublaslt_rt.launch' hl.relu reads the buffer it writes}}
+  // expected-error @+1 {{'cublaslt_rt.launch' hl.relu reads the buffer it writes (only hl.index_copy, hl.add, hl.sub, hl.mul, hl.div, hl.maximum, hl.neg, hl.cast may write their first input in place)}}
   cublaslt_rt.launch "hl.relu" ins(%a : memref<4xf32>) outs(%a : memref<4xf32>)
+  func.return
+}
+
+// -----
+
+// An in-place kernel may write its first input, never another one.
+func.func @in_place_second(%a: memref<4xf32>, %b: memref<4xf32>) {
+  // expected-error @+1 {{'cublaslt_rt.launch' hl.add reads the buffer it writes}}
+  cublaslt_rt.launch "hl.add" ins(%a, %b : memref<4xf32>, memref<4xf32>) outs(%b : memref<4xf32>)
   func.return
 }
 

@@ -60,3 +60,15 @@ func.func @gather_select(%table: memref<16x8xf16>, %ids: memref<2x3xi64>, %mask:
   cublaslt_rt.launch "hl.where" ins(%mask, %c, %c : memref<2x6x8xi1>, memref<2x6x8xf16>, memref<2x6x8xf16>) outs(%w : memref<2x6x8xf16>)
   func.return %w : memref<2x6x8xf16>
 }
+
+// -----
+
+// A KV cache updated in place: hl.index_copy (one of the in-place kernels) writes its
+// first input, the cache argument, and the function returns it.
+// CHECK-LABEL: func.func @cache_update(
+// CHECK-NEXT:    cublaslt_rt.launch "hl.index_copy" {dim = 2 : i64} ins(%cache, %pos, %kv : memref<1x2x8x4xbf16>, memref<1xi64>, memref<1x2x1x4xbf16>) outs(%cache : memref<1x2x8x4xbf16>)
+// CHECK-NEXT:    func.return %cache : memref<1x2x8x4xbf16>
+func.func @cache_update(%cache: memref<1x2x8x4xbf16>, %pos: memref<1xi64>, %kv: memref<1x2x1x4xbf16>) -> memref<1x2x8x4xbf16> {
+  cublaslt_rt.launch "hl.index_copy" {dim = 2 : i64} ins(%cache, %pos, %kv : memref<1x2x8x4xbf16>, memref<1xi64>, memref<1x2x1x4xbf16>) outs(%cache : memref<1x2x8x4xbf16>)
+  func.return %cache : memref<1x2x8x4xbf16>
+}

@@ -1,10 +1,10 @@
 // RUN: lumir-opt %s -p fuse-kernels,lower-to-cublaslt-rt | filecheck %s
-// RUN: lumir-opt %s -p "lumir-pipeline{fuse_kernels=true}" | filecheck %s
-// RUN: lumir-opt %s -p lumir-pipeline | filecheck %s --check-prefix=OFF
+// RUN: lumir-opt %s -p lumir-pipeline | filecheck %s
+// RUN: lumir-opt %s -p "lumir-pipeline{fuse_kernels=false}" | filecheck %s --check-prefix=OFF
 
 // An hl.fused kernel lowers to one alloc per result and a cublaslt_rt.fused_launch that
-// keeps the body on tensors. lumir-pipeline fuses only when asked (fuse_kernels=true):
-// by default every hl op is still its own launch.
+// keeps the body on tensors. lumir-pipeline fuses by default; with fuse_kernels=false
+// every hl op is its own launch.
 
 // CHECK-LABEL: func.func @norm(%x: memref<4x16xf32>, %w: memref<16xf32>) -> memref<4x16xf32> {
 // CHECK-NEXT:    %y = cublaslt_rt.alloc : memref<4x16xf32>
