@@ -126,13 +126,15 @@ func.func @block(%x: tensor<6x64xbf16>, %g: tensor<64xbf16>,
 
 
 def _compiled(text: str) -> ModuleOp:
+    """The pipeline without fuse-kernels: these tests are about plain launches."""
     from xdsl.passes import PassPipeline
 
     from lumir.passes import available_passes
 
     module = LocatedParser(lumir_context(), text, "<block>").parse_module()
     passes = available_passes()
-    PassPipeline((passes["lumir-pipeline"]()(),)).apply(lumir_context(), module)
+    pipeline = passes["lumir-pipeline"]()(fuse_kernels=False)
+    PassPipeline((pipeline,)).apply(lumir_context(), module)
     assert any(isinstance(op, FuncOp) for op in module.ops)
     return module
 
