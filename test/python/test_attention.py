@@ -165,6 +165,25 @@ def test_strided_attention_matches_torch_bit_for_bit(
     assert torch.equal(got, expected)
 
 
+@pytest.mark.parametrize("element", ["f32", "bf16"])
+def test_masked_repeat_kv_attention_matches_torch(element: str) -> None:
+    """A boolean mask broadcast over the heads stays with the grouped sdpa."""
+    text = repeat_kv_attention(8, 2, 5, False, element)
+    mask_type = "tensor<1x1x5x5xi1>"
+    text = text.replace(") -> tensor<1x8x5x16", f", %m: {mask_type}) -> tensor<1x8x5x16", 1)
+    text = text.replace("%kr, %vr {scale", f"%kr, %vr mask(%m : {mask_type}) {{scale")
+    q, k, v = _inputs(8, 2, 5, DTYPES[element])
+    mask = torch.rand(1, 1, 5, 5, generator=torch.Generator().manual_seed(3)) > 0.4
+    mask[..., 0] = True  # every query sees a key
+    group_k, group_v = k.repeat_interleave(4, dim=1), v.repeat_interleave(4, dim=1)
+    expected = F.scaled_dot_product_attention(q, group_k, group_v, attn_mask=mask, scale=0.25)
+    compiled = _compiled(text)
+    assert [launch.kernel.data for launch in _launches(compiled)] == ["hl.sdpa"]
+    got = load(compiled)(q, k, v, mask)
+    assert isinstance(got, torch.Tensor)
+    assert torch.equal(got, expected)
+
+
 def test_grouped_sdpa_without_gqa_flag_is_refused() -> None:
     """4 query heads over 2 key/value heads do not broadcast: only enable_gqa reads them."""
     text = repeat_kv_attention(4, 2, 5, False, "f32")
