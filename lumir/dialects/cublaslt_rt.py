@@ -26,10 +26,12 @@ CPU and CUDA executors run without further checks.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import fields
 
 from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
     DenseIntOrFPElementsAttr,
     DictionaryAttr,
     IntegerAttr,
@@ -453,6 +455,29 @@ slices it replaces), so reading and writing one buffer gives what two buffers gi
 The torch backend uses this to update a model's KV cache where it lives."""
 
 
+STRIDED_KERNELS = ("hl.sdpa",)
+"""Kernels that read inputs and write their result through permuted views of buffers
+(`input_permutations`, `output_permutation`): torch's SDPA takes query, key and value
+of any strides whose last dimension is contiguous, so a transpose of an operand or of
+the result need not be a copy kernel of its own."""
+
+
+Permutation = tuple[int, ...]
+
+
+def inverse_permutation(permutation: Permutation) -> Permutation:
+    """The permutation that undoes `permutation` (transpose by one, then the other)."""
+    inverse = [0] * len(permutation)
+    for position, dim in enumerate(permutation):
+        inverse[dim] = position
+    return tuple(inverse)
+
+
+def permuted_shape(shape: tuple[int, ...], permutation: Permutation) -> tuple[int, ...]:
+    """The shape of `hl.transpose` of a `shape` value by `permutation`."""
+    return tuple(shape[dim] for dim in permutation)
+
+
 @irdl_op_definition
 class LaunchOp(IRDLOperation):
     """A non-GEMM kernel: the `hl` op named by `kernel`, run from buffers into a buffer.
@@ -461,6 +486,14 @@ class LaunchOp(IRDLOperation):
     reads `inputs` and writes `output`, which it may not also read, except that a kernel
     of `IN_PLACE_KERNELS` may write its first input in place (`outs` is `ins[0]`, of the
     same type).
+
+    A kernel of `STRIDED_KERNELS` may read and write through permuted views instead of
+    the dense buffers themselves, so that a transpose next to it is no copy:
+    `input_permutations` (one `array<i64>` per input) makes the op's operand i
+    `hl.transpose(input i, permutation i)`, a strided view of input i's bytes, and
+    `output_permutation` q makes the output buffer hold `hl.transpose(result, q)`,
+    i.e. the kernel writes its result into the output buffer viewed permuted by q's
+    inverse. Every permutation keeps the last dimension last (its stride stays 1).
     """
 
     name = "cublaslt_rt.launch"
@@ -469,8 +502,11 @@ class LaunchOp(IRDLOperation):
     output = operand_def(MemRefType)
     kernel = prop_def(StringAttr)
     params = opt_prop_def(DictionaryAttr)
+    input_permutations = opt_prop_def(ArrayAttr[DenseArrayBase])
+    output_permutation = opt_prop_def(DenseArrayBase)
 
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    irdl_options = (ParsePropInAttrDict(),)
     assembly_format = (
         "$kernel ($params^)? `ins` `(` ($inputs^ `:` type($inputs))? `)`"
         " `outs` `(` $output `:` type($output) `)` attr-dict"
@@ -482,15 +518,37 @@ class LaunchOp(IRDLOperation):
         inputs: list[SSAValue],
         output: SSAValue,
         params: Mapping[str, Attribute] | None = None,
+        input_permutations: Sequence[Permutation] | None = None,
+        output_permutation: Permutation | None = None,
     ):
         properties: dict[str, Attribute] = {"kernel": StringAttr(kernel)}
         if params:
             properties["params"] = DictionaryAttr(dict(params))
+        if input_permutations is not None:
+            properties["input_permutations"] = ArrayAttr(
+                [DenseArrayBase.from_list(i64, list(p)) for p in input_permutations]
+            )
+        if output_permutation is not None:
+            properties["output_permutation"] = DenseArrayBase.from_list(
+                i64, list(output_permutation)
+            )
         super().__init__(operands=[inputs, output], properties=properties)
 
     def kernel_params(self) -> dict[str, Attribute]:
         """The `hl` op's properties (an empty dict when it has none)."""
         return dict(self.params.data) if self.params is not None else {}
+
+    def read_permutations(self) -> list[Permutation]:
+        """The permutation each input is read through (the identity when there is none)."""
+        if self.input_permutations is None:
+            return [_identity(value) for value in self.inputs]
+        return [tuple(int(v) for v in p.get_values()) for p in self.input_permutations.data]
+
+    def write_permutation(self) -> Permutation:
+        """How the output buffer holds the result: `hl.transpose(result, this)`."""
+        if self.output_permutation is None:
+            return _identity(self.output)
+        return tuple(int(v) for v in self.output_permutation.get_values())
 
     def verify_(self) -> None:
         kernel = self.kernel.data
@@ -513,27 +571,84 @@ class LaunchOp(IRDLOperation):
                 f"'{self.name}' {kernel} reads the buffer it writes (only "
                 f"{', '.join(IN_PLACE_KERNELS)} may write their first input in place)"
             )
-        problem = _hl_problem(op_class, self.kernel_params(), input_types, output_type)
+        operand_types, result_type = self._viewed_types(input_types, output_type)
+        problem = _hl_problem(op_class, self.kernel_params(), operand_types, result_type)
         if problem is not None:
             raise VerifyException(f"'{self.name}' {kernel} on these buffers: {problem}")
+
+    def _viewed_types(
+        self, input_types: list[MemRefType[Attribute]], output_type: MemRefType[Attribute]
+    ) -> tuple[list[TensorType[Attribute]], TensorType[Attribute]]:
+        """The tensor types the kernel sees through its permuted views (checked here)."""
+        kernel = self.kernel.data
+        operands = [tensor_of(t) for t in input_types]
+        result = tensor_of(output_type)
+        if self.input_permutations is None and self.output_permutation is None:
+            return operands, result
+        if kernel not in STRIDED_KERNELS:
+            raise VerifyException(
+                f"'{self.name}' {kernel} reads and writes dense buffers; only "
+                f"{', '.join(STRIDED_KERNELS)} takes input_permutations or output_permutation"
+            )
+        if self.input_permutations is not None:
+            count = len(self.input_permutations.data)
+            if count != len(input_types):
+                raise VerifyException(
+                    f"'{self.name}' input_permutations has {count} entries for "
+                    f"{len(input_types)} inputs; give one permutation per input"
+                )
+        for index, (permutation, buffer) in enumerate(
+            zip(self.read_permutations(), input_types, strict=True)
+        ):
+            shape = _checked_shape(self, f"input {index}", permutation, buffer)
+            operands[index] = TensorType(buffer.element_type, permuted_shape(shape, permutation))
+        permutation = self.write_permutation()
+        shape = _checked_shape(self, "output", permutation, output_type)
+        inverse = inverse_permutation(permutation)
+        result = TensorType(output_type.element_type, permuted_shape(shape, inverse))
+        return operands, result
+
+
+def _identity(value: SSAValue) -> Permutation:
+    assert isinstance(value.type, MemRefType)
+    return tuple(range(value.type.get_num_dims()))
+
+
+def _checked_shape(
+    op: Operation, role: str, permutation: Permutation, buffer: MemRefType[Attribute]
+) -> tuple[int, ...]:
+    """`buffer`'s shape, once `permutation` is known to be a view the kernel can read."""
+    shape = tuple(buffer.get_shape())
+    rank = len(shape)
+    if sorted(permutation) != list(range(rank)):
+        raise VerifyException(
+            f"'{op.name}' {role} permutation {list(permutation)} is not a permutation of "
+            f"the {rank} dimensions of {buffer}"
+        )
+    if rank and permutation[-1] != rank - 1:
+        raise VerifyException(
+            f"'{op.name}' {role} permutation {list(permutation)} moves the last dimension; "
+            f"the kernel needs it last and contiguous (stride 1)"
+        )
+    return shape
 
 
 def _hl_problem(
     op_class: type[IRDLOperation],
     params: dict[str, Attribute],
-    input_types: list[MemRefType[Attribute]],
-    output_type: MemRefType[Attribute],
+    input_types: list[TensorType[Attribute]],
+    output_type: TensorType[Attribute],
 ) -> str | None:
-    """What the `hl` op's own verifier says about running on these buffers' values.
+    """What the `hl` op's own verifier says about running on values of these types.
 
     The op is built on detached block arguments of the buffers' tensor types, verified
     and dropped: the launch then accepts exactly what the `hl` op accepts.
     """
-    block = Block(arg_types=[tensor_of(t) for t in input_types])
+    block = Block(arg_types=input_types)
     try:
         probe = op_class.create(
             operands=list(block.args),
-            result_types=[tensor_of(output_type)],
+            result_types=[output_type],
             properties=params,
         )
     except (ValueError, TypeError) as error:
@@ -688,6 +803,7 @@ CublasltRt = Dialect(
 
 __all__ = [
     "ALGORITHMS",
+    "STRIDED_KERNELS",
     "AllocOp",
     "ConstantOp",
     "CublasltRt",
@@ -703,6 +819,8 @@ __all__ = [
     "descriptor_from_properties",
     "element_byte_width",
     "hl_op_class",
+    "inverse_permutation",
     "overlap",
+    "permuted_shape",
     "tensor_of",
 ]

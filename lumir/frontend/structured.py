@@ -3,8 +3,9 @@
 Scaled-dot-product attention reaches the importer as whichever fused kernel ATen picked
 for the device (`_scaled_dot_product_flash_attention_for_cpu`, `..._flash_attention`,
 `..._efficient_attention`, `..._cudnn_attention`); all of them become one `hl.sdpa`
-carrying the causal flag and scale, with grouped-query key/value heads repeated up to
-the query's head count (each key/value head serves a contiguous group of query heads).
+carrying the causal flag and scale. Grouped-query attention (key/value with fewer heads
+than the query, each serving a contiguous group of query heads, as torch's
+`enable_gqa=True` hands them to the kernel) becomes `hl.sdpa` with `enable_gqa`.
 Only the attention output is imported; the statistics the kernels also return are for
 autograd and must be unused.
 """
@@ -108,34 +109,22 @@ def sdpa_arguments(node: fx.Node) -> tuple[object, float, bool, float | None]:
     return mask, dropout, causal, (None if scale is None else float(scale))
 
 
-def _repeat_heads(cx: ImportContext, value: SSAValue, heads: int) -> SSAValue:
-    """[B, Hkv, S, E] -> [B, heads, S, E], each key/value head repeated heads/Hkv times."""
-    shape = _shape(value)
-    if len(shape) != 4 or shape[1] == heads:
-        return value
-    batch, kv_heads, seq, width = shape
-    if heads % kv_heads:
-        raise UnsupportedNodeError(f"{heads} query heads do not group over {kv_heads} kv heads")
-    assert isinstance(value.type, TensorType)
-    element = value.type.element_type
-    group = heads // kv_heads
-    split = cx.reshape(value, TensorType(element, [batch, kv_heads, 1, seq, width]))
-    expanded = cx.emit(
-        hl.ExpandOp(
-            operands=[split],
-            result_types=[TensorType(element, [batch, kv_heads, group, seq, width])],
+def _grouped_query(query: SSAValue, key: SSAValue, value: SSAValue) -> bool:
+    """Whether [B, H, L, E] attention has key and value of fewer heads (grouped-query)."""
+    if len(_shape(query)) != 4 or _shape(key)[1] == _shape(query)[1]:
+        return False
+    heads, kv_heads, value_heads = _shape(query)[1], _shape(key)[1], _shape(value)[1]
+    if value_heads != kv_heads or kv_heads == 0 or heads % kv_heads:
+        raise UnsupportedNodeError(
+            f"{heads} query heads do not group over key/value heads {kv_heads} and {value_heads}"
         )
-    )
-    return cx.reshape(expanded, TensorType(element, [batch, heads, seq, width]))
+    return True
 
 
 def convert_sdpa(cx: ImportContext, node: fx.Node) -> SSAValue:
     """A fused attention kernel -> hl.sdpa (the node's output 0; see the module doc)."""
     mask_arg, _, causal, scale = sdpa_arguments(node)
-    query = cx.value(node.args[0])
-    heads = _shape(query)[1] if len(_shape(query)) == 4 else 0
-    key = _repeat_heads(cx, cx.value(node.args[1]), heads)
-    value = _repeat_heads(cx, cx.value(node.args[2]), heads)
+    query, key, value = (cx.value(arg) for arg in node.args[:3])  # type: ignore[arg-type]
     assert isinstance(query.type, TensorType)
     element: Attribute = query.type.element_type
     operands: list[SSAValue] = [query, key, value]
@@ -150,6 +139,8 @@ def convert_sdpa(cx: ImportContext, node: fx.Node) -> SSAValue:
         props["is_causal"] = UnitAttr()
     if scale is not None:
         props["scale"] = FloatAttr(scale, f64)
+    if _grouped_query(query, key, value):
+        props["enable_gqa"] = UnitAttr()
     result_type = TensorType(element, list(cx.shape(node)))
     op = hl.ScaledDotProductAttentionOp(
         operands=[query, key, value, operands[3:]],

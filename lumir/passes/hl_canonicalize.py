@@ -8,7 +8,9 @@ each idiom, so this pass rewrites the others into it:
 - `hl.addmm(b, x, y)` -> `hl.add(hl.matmul(x, y), b)`;
 - chains of transposes, of reshapes, and of exact casts become one op (or none);
 - a constant operand of a commutative `hl.add` / `hl.mul` moves to the rhs, so the
-  alpha rule sees `hl.mul %mm, %scale`.
+  alpha rule sees `hl.mul %mm, %scale`;
+- an `hl.sdpa` whose key and value are HF's `repeat_kv` of grouped key/value heads
+  reads the un-repeated heads with `enable_gqa` (no copies of k and v).
 
 Every rewrite is exact (bit-for-bit the same values), every created op carries the
 location of the op it replaces, and dead pure ops are removed (the greedy driver's
@@ -29,6 +31,7 @@ from xdsl.dialects.builtin import (
     Float64Type,
     ModuleOp,
     TensorType,
+    UnitAttr,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -255,6 +258,77 @@ class ConstantToRhs(RewritePattern):
         _replace(rewriter, op, [swapped])
 
 
+# --- grouped-query attention -----------------------------------------------------------
+
+
+def _repeat_kv_source(value: SSAValue) -> tuple[SSAValue, int] | None:
+    """(x, G) when `value` is HF's `repeat_kv(x, G)` after torch decomposition, else None.
+
+    The pattern is reshape(expand(u)) with u = [*lead, Hkv, 1, S, D] (x with a unit dim
+    inserted after its heads), the expand growing only that unit dim to G and the reshape
+    merging it into the heads: [*lead, Hkv * G, S, D], head h being x's head h // G.
+    """
+    merge = value.owner
+    if not isinstance(merge, hl.ReshapeOp):
+        return None
+    expand = merge.input.owner
+    if not isinstance(expand, hl.ExpandOp):
+        return None
+    split = _tensor_type(expand.input).get_shape()
+    grown = _tensor_type(expand.result).get_shape()
+    merged = _tensor_type(merge.result).get_shape()
+    if len(split) < 4 or len(grown) != len(split) or split[-3] != 1:
+        return None
+    group = grown[-3]
+    if grown[:-3] != split[:-3] or grown[-2:] != split[-2:]:
+        return None
+    if merged != (*split[:-4], split[-4] * group, *split[-2:]):
+        return None
+    return expand.input, group
+
+
+def _drop_unit_group(split: SSAValue) -> hl.ReshapeOp:
+    """`split` [*lead, Hkv, 1, S, D] reshaped to [*lead, Hkv, S, D]."""
+    split_type = _tensor_type(split)
+    shape = split_type.get_shape()
+    heads = hl.ReshapeOp(
+        operands=[split],
+        result_types=[TensorType(split_type.element_type, [*shape[:-3], *shape[-2:]])],
+    )
+    heads.result.name_hint = split.name_hint  # named for what it holds, not for the sdpa
+    return heads
+
+
+class FoldRepeatKvIntoSdpa(RewritePattern):
+    """sdpa(q, repeat_kv(k, G), repeat_kv(v, G)) -> sdpa(q, k, v) with `enable_gqa`.
+
+    HF's `repeat_kv` copies each key/value head G times so that key and value have the
+    query's heads; torch's `enable_gqa=True` reads query head h from key/value head
+    h // G instead, the same values without the two copies. Both operands must repeat
+    by the same G (enable_gqa groups key and value alike). On an sdpa that already has
+    `enable_gqa` the groups compose: head h // G1 of k repeated is head h // (G1 * G) of k.
+    The inner reshapes fold with the ones that made the unit dim, usually to nothing.
+    """
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(
+        self, op: hl.ScaledDotProductAttentionOp, rewriter: PatternRewriter
+    ) -> None:
+        key, value = _repeat_kv_source(op.key), _repeat_kv_source(op.value)
+        if key is None or value is None or key[1] != value[1]:
+            return
+        new_key, new_value = _drop_unit_group(key[0]), _drop_unit_group(value[0])
+        properties = dict(op.properties)
+        properties["enable_gqa"] = UnitAttr()
+        mask = [] if op.mask is None else [op.mask]
+        grouped = hl.ScaledDotProductAttentionOp(
+            operands=[op.query, new_key.result, new_value.result, mask],
+            result_types=[op.result.type],
+            properties=properties,
+        )
+        _replace(rewriter, op, [new_key, new_value, grouped])
+
+
 CANONICALIZATION_PATTERNS: tuple[type[RewritePattern], ...] = (
     SplitLinear,
     SplitAddmm,
@@ -265,6 +339,7 @@ CANONICALIZATION_PATTERNS: tuple[type[RewritePattern], ...] = (
     FoldIdentityCast,
     FoldExactCastChain,
     ConstantToRhs,
+    FoldRepeatKvIntoSdpa,
 )
 """Every pattern of hl-canonicalize, in the order the greedy driver tries them."""
 
@@ -276,8 +351,9 @@ class HLCanonicalizePass(ModulePass):
     `hl.linear` becomes a transpose of the weight, an `hl.matmul` and an `hl.add` of the
     bias; `hl.addmm` a matmul and an add. Chains of transposes, of reshapes and of exact
     casts (a float widening first) fold to one op or none, and a constant operand of
-    `hl.add` / `hl.mul` moves to the rhs. Every rewrite is exact; dead pure ops are
-    removed and created ops keep the replaced op's location. See
+    `hl.add` / `hl.mul` moves to the rhs, and an `hl.sdpa` over HF's `repeat_kv` of key
+    and value takes the un-repeated heads with `enable_gqa`. Every rewrite is exact;
+    dead pure ops are removed and created ops keep the replaced op's location. See
     docs/passes/hl-canonicalize.md.
     """
 
@@ -295,6 +371,7 @@ __all__ = [
     "FoldIdentityCast",
     "FoldIdentityReshape",
     "FoldIdentityTranspose",
+    "FoldRepeatKvIntoSdpa",
     "FoldReshapeChain",
     "FoldTransposeChain",
     "HLCanonicalizePass",

@@ -20,7 +20,11 @@ the same shape and element type (`tensor<...>` -> `memref<...>`):
 
 A transpose that reorders real dimensions stays a launch (a copy): a cuBLASLt plan and a
 kernel's output need dense row-major buffers, and a transposed operand of a GEMM has
-already been folded into its trans flags by `hl-to-cublaslt`.
+already been folded into its trans flags by `hl-to-cublaslt`. The exception is
+attention: a transpose (keeping the last dimension last) read only as an `hl.sdpa`
+query, key or value, or applied to an sdpa result and nothing else, is absorbed into the
+sdpa launch, which reads the transpose's input through `input_permutations` or writes
+the transpose's buffer through `output_permutation` (strided views, no copy kernel).
 
 Plans are named `@plan0`, `@plan1`, ... in IR order (skipping names the module already
 uses) and placed at the top of the module in that order, so the same input always gives
@@ -36,7 +40,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import FunctionType, MemRefType, ModuleOp, StringAttr, TensorType
 from xdsl.dialects.func import FuncOp, ReturnOp
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -45,7 +49,7 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
-from xdsl.rewriter import Rewriter
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from lumir.cublaslt_enums import DataType
 from lumir.diagnostics import LumirDiagnosticError, copy_location, op_diagnostic
@@ -138,13 +142,123 @@ class FusedToLaunch(RewritePattern):
         rewriter.replace(op, [*allocs, launch], [alloc.memref for alloc in allocs])
 
 
+_SDPA_VIEWED_OPERANDS = 3
+"""hl.sdpa reads query, key and value (its first three operands) through permuted views;
+a mask stays a dense buffer."""
+
+
+def _keeps_last_dim(op: hl.TransposeOp) -> bool:
+    permutation = [int(v) for v in op.permutation.get_values()]
+    return not permutation or permutation[-1] == len(permutation) - 1
+
+
+def _is_view(op: hl.TransposeOp) -> bool:
+    source = op.input.type
+    assert isinstance(source, TensorType | MemRefType)
+    return _view_offset(op, source.get_shape()) is not None
+
+
+def _read_by_sdpa_launch(op: Operation) -> bool:
+    """Whether `op` is a transpose that every user reads as an sdpa query, key or value,
+    so that each sdpa launch reads it through a permuted view and it needs no copy."""
+    if not isinstance(op, hl.TransposeOp) or _in_fused_body(op) or not op.result.uses:
+        return False
+    if not _keeps_last_dim(op) or _is_view(op):
+        return False
+    return all(
+        isinstance(use.operation, hl.ScaledDotProductAttentionOp)
+        and use.index < _SDPA_VIEWED_OPERANDS
+        for use in op.result.uses
+    )
+
+
+def _written_by_sdpa_launch(op: hl.ScaledDotProductAttentionOp) -> hl.TransposeOp | None:
+    """The transpose that is the sdpa result's only use, when the launch can write the
+    result through a permuted view of the transpose's buffer instead."""
+    uses = list(op.result.uses)
+    if len(uses) != 1 or not isinstance(uses[0].operation, hl.TransposeOp):
+        return None
+    transpose = uses[0].operation
+    if _in_fused_body(transpose) or not _keeps_last_dim(transpose) or _is_view(transpose):
+        return None
+    return transpose
+
+
+class SdpaToStridedLaunch(RewritePattern):
+    """hl.sdpa -> alloc + cublaslt_rt.launch, absorbing the transposes around it.
+
+    An operand that is a transpose read only by sdpa launches becomes the transpose's
+    input read through `input_permutations`; a result whose only use is a transpose is
+    written into that transpose's buffer through `output_permutation`. torch's SDPA
+    takes strided query/key/value (last dimension contiguous), so neither transpose is a
+    copy kernel. Without such transposes the launch is what `HlOpToLaunch` makes.
+    """
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(
+        self, op: hl.ScaledDotProductAttentionOp, rewriter: PatternRewriter
+    ) -> None:
+        if _in_fused_body(op):
+            return
+        inputs: list[SSAValue] = []
+        permutations: list[tuple[int, ...]] = []
+        absorbed: list[hl.TransposeOp] = []
+        for value in op.operands:
+            owner = value.owner
+            if isinstance(owner, hl.TransposeOp) and _read_by_sdpa_launch(owner):
+                absorbed.append(owner)
+                value = owner.input
+                permutations.append(tuple(int(v) for v in owner.permutation.get_values()))
+            else:
+                permutations.append(tuple(range(_rank(value))))
+            if not isinstance(value.type, MemRefType):
+                return  # a producer is not lowered yet; the walker comes back
+            inputs.append(value)
+        transpose = _written_by_sdpa_launch(op)
+        result = transpose.result if transpose is not None else op.result
+        assert isinstance(result.type, TensorType)
+        alloc = cublaslt_rt.AllocOp(buffer_of(result.type))
+        strided = transpose is not None or any(p != tuple(range(len(p))) for p in permutations)
+        launch = cublaslt_rt.LaunchOp(
+            op.name,
+            inputs,
+            alloc.memref,
+            op.properties,
+            input_permutations=permutations if strided else None,
+            output_permutation=_permutation(transpose) if strided else None,
+        )
+        copy_location(op, alloc, launch)
+        if transpose is None:
+            rewriter.replace(op, [alloc, launch], [alloc.memref])
+        else:
+            alloc.memref.name_hint = transpose.result.name_hint
+            rewriter.insert([alloc, launch], InsertPoint.before(op))
+            rewriter.replace_all_uses_with(transpose.result, alloc.memref)
+            rewriter.erase(transpose)
+            rewriter.erase(op)
+        for read in absorbed:  # dead once the last sdpa reading it is a launch
+            if not read.result.uses and read.parent is not None:
+                rewriter.erase(read)
+
+
+def _rank(value: SSAValue) -> int:
+    assert isinstance(value.type, TensorType | MemRefType)
+    return value.type.get_num_dims()
+
+
+def _permutation(transpose: hl.TransposeOp | None) -> tuple[int, ...] | None:
+    if transpose is None:
+        return None
+    return tuple(int(v) for v in transpose.permutation.get_values())
+
+
 class HlOpToLaunch(RewritePattern):
     """Any other hl op -> alloc for its result + cublaslt_rt.launch of the op."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if op.dialect_name() != "hl" or isinstance(op, hl.ConstantOp | hl.FusedOp):
             return
-        if _in_fused_body(op):
+        if _in_fused_body(op) or _read_by_sdpa_launch(op):
             return
         result_type = op.results[0].type
         assert isinstance(result_type, TensorType)
@@ -194,6 +308,7 @@ class LowerToCublasltRtPass(ModulePass):
                     ConstantToBuffer(),
                     ShapeOpToView(),
                     FusedToLaunch(),
+                    SdpaToStridedLaunch(),
                     HlOpToLaunch(),
                 ]
             ),

@@ -113,6 +113,7 @@ def _bind_linear(params: Params, shape: Shape, dtype: torch.dtype) -> Kernel:
 
 def _bind_sdpa(params: Params, shape: Shape, dtype: torch.dtype) -> Kernel:
     is_causal = _flag(params, "is_causal")
+    enable_gqa = _flag(params, "enable_gqa")
     scale_attr = params.get("scale")
     scale = scale_attr.value.data if isinstance(scale_attr, FloatAttr) else None
 
@@ -123,7 +124,13 @@ def _bind_sdpa(params: Params, shape: Shape, dtype: torch.dtype) -> Kernel:
         mask: torch.Tensor | None = None,
     ) -> torch.Tensor:
         return F.scaled_dot_product_attention(
-            query, key, value, attn_mask=mask, is_causal=is_causal, scale=scale
+            query,
+            key,
+            value,
+            attn_mask=mask,
+            is_causal=is_causal,
+            scale=scale,
+            enable_gqa=enable_gqa,
         )
 
     return sdpa

@@ -7,7 +7,8 @@ Loading and running are separate phases, as they are for cuBLASLt itself:
   allocation), build every plan from its `cublaslt_rt.plan` and the real buffers
   (`ReferenceGemmPlan` on CPU, the CUDA engineer's `CublasLtMatmulPlan` on CUDA), bind
   every `cublaslt_rt.launch` to its torch kernel writing straight into a typed view of
-  its output buffer (`hl_torch.bind_into_kernel`), bind every `cublaslt_rt.fused_launch`
+  its output buffer (`hl_torch.bind_into_kernel`; a permuted, strided view where the
+  launch has `input_permutations` / `output_permutation`), bind every `cublaslt_rt.fused_launch`
   to its body run op by op (CPU) or to its generated Triton kernel (CUDA,
   `lumir.runtime.fused_kernels`), and keep the result as a flat tuple of zero-argument
   launches;
@@ -43,6 +44,7 @@ from lumir.dialects.cublaslt_rt import (
     PlanOp,
     ViewOp,
     byte_range,
+    inverse_permutation,
     overlap,
 )
 from lumir.runtime.binding import bind_static_inputs
@@ -429,8 +431,14 @@ class _Loader:
         in_place = op.kernel.data in IN_PLACE_KERNELS and op.inputs and op.inputs[0] is op.output
         _refuse_overlap(op, op.output, list(op.inputs[1:] if in_place else op.inputs))
         kernel_name = op.kernel.data
-        inputs = [self._view(value, self.buffers[value]) for value in op.inputs]
-        output = self._view(op.output, self.buffers[op.output])
+        inputs = [
+            self._view(value, self.buffers[value]).permute(permutation)
+            for value, permutation in zip(op.inputs, op.read_permutations(), strict=True)
+        ]
+        # The output buffer holds transpose(result, q): the result is written through
+        # the buffer viewed by q's inverse (a strided view; the identity when q is).
+        written = inverse_permutation(op.write_permutation())
+        output = self._view(op.output, self.buffers[op.output]).permute(written)
         try:
             kernel, _ = bind_into_kernel(kernel_name, op.kernel_params(), inputs, output)
         except UnknownKernelError:

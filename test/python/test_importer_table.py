@@ -109,8 +109,10 @@ def test_grouped_query_attention_is_one_sdpa():
     def attention(a, b, c):
         return F.scaled_dot_product_attention(a, b, c, is_causal=True, enable_gqa=True)
 
-    imported = _check(attention, q, k, v, atol=1e-5)
-    assert _ops(imported).count("hl.sdpa") == 1
+    imported = _check(attention, q, k, v, atol=0.0)
+    assert _ops(imported) == ["hl.sdpa"]  # key and value are read grouped, not repeated
+    (sdpa,) = (op for op in imported.module.walk() if op.name == "hl.sdpa")
+    assert "enable_gqa" in sdpa.properties
 
 
 def test_unsupported_nodes_say_why():

@@ -216,16 +216,20 @@ def sdpa_type(
     value: TensorType,
     mask: TensorType | None = None,
     is_causal: bool = False,
+    enable_gqa: bool = False,
 ) -> TensorType:
     """`hl.sdpa`: [..., L, E] query, [..., S, E] key, [..., S, Ev] value -> [*batch, L, Ev].
 
     The batch dimensions broadcast; a mask is i1 or the query's element type, broadcasts
-    to the scores [*batch, L, S], and excludes `is_causal`.
+    to the scores [*batch, L, S], and excludes `is_causal`. With `enable_gqa` (grouped-query
+    attention, torch's `enable_gqa=True`) dimension -3 is the heads: query [..., Hq, L, E]
+    over key and value [..., Hkv, S, E] with Hq a multiple of Hkv, query head h reading
+    key/value head h // (Hq / Hkv); the other batch dimensions broadcast.
     """
     q, k, v = static_shape(query), static_shape(key), static_shape(value)
     if len(q) < 2 or len(k) != len(q) or len(v) != len(q):
         raise TypeInferenceError("expects query, key and value of one rank >= 2")
-    batch = broadcast_shapes(q[:-2], k[:-2], v[:-2])
+    batch = _gqa_batch(q, k, v) if enable_gqa else broadcast_shapes(q[:-2], k[:-2], v[:-2])
     if q[-1] != k[-1] or k[-2] != v[-2] or batch is None:
         raise TypeInferenceError(
             f"shapes disagree: query {list(q)}, key {list(k)}, value {list(v)}"
@@ -233,6 +237,21 @@ def sdpa_type(
     if mask is not None:
         _check_mask(mask, _element(query), (*batch, q[-2], k[-2]), is_causal)
     return TensorType(_element(query), (*batch, q[-2], v[-1]))
+
+
+def _gqa_batch(q: Shape, k: Shape, v: Shape) -> Shape | None:
+    """The result's batch dimensions of grouped-query attention: the broadcast of the
+    dimensions before the heads, then the query's heads (None when they do not broadcast)."""
+    if len(q) < 3:
+        raise TypeInferenceError("enable_gqa needs a heads dimension: rank >= 3")
+    heads, kv_heads = q[-3], k[-3]
+    if v[-3] != kv_heads or kv_heads == 0 or heads % kv_heads:
+        raise TypeInferenceError(
+            f"enable_gqa groups the query's {heads} heads over key and value heads "
+            f"{kv_heads} and {v[-3]}: they must be equal and divide {heads}"
+        )
+    leading = broadcast_shapes(q[:-3], k[:-3], v[:-3])
+    return None if leading is None else (*leading, heads)
 
 
 def _check_mask(mask: TensorType, element: Attribute, scores: Shape, is_causal: bool) -> None:

@@ -87,7 +87,11 @@ class ScaledDotProductAttentionOp(InferredResultOp):
 
     The batch dimensions broadcast (the result is [*batch, L, Ev]); an optional `mask`
     is i1 (true takes part) or the query's element type, broadcastable to
-    [*batch, L, S], and cannot be combined with `is_causal`.
+    [*batch, L, S], and cannot be combined with `is_causal`. The unit property
+    `enable_gqa` is torch's grouped-query attention: dimension -3 of key and value holds
+    Hkv heads that Hq = G * Hkv query heads share (query head h reads key/value head
+    h // G), instead of key and value repeated to Hq heads; `hl-canonicalize` folds
+    HF's `repeat_kv` into it.
     """
 
     name = "hl.sdpa"
@@ -99,6 +103,7 @@ class ScaledDotProductAttentionOp(InferredResultOp):
     result = result_def(TensorType)
     is_causal = opt_prop_def(UnitAttr)
     scale = opt_prop_def(FloatAttr)
+    enable_gqa = opt_prop_def(UnitAttr)
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = (
@@ -113,4 +118,5 @@ class ScaledDotProductAttentionOp(InferredResultOp):
             tensor_type(self.value),
             None if self.mask is None else tensor_type(self.mask),
             self.is_causal is not None,
+            self.enable_gqa is not None,
         )

@@ -75,3 +75,49 @@ func.func @dynamic(%a: memref<?xf32>, %r: memref<?xf32>) {
   cublaslt_rt.launch "hl.relu" ins(%a : memref<?xf32>) outs(%r : memref<?xf32>)
   func.return
 }
+
+// -----
+
+// Only the kernels of STRIDED_KERNELS (hl.sdpa) read through permuted views.
+func.func @permuted_add(%a: memref<4x8xf32>, %r: memref<8x4xf32>) {
+  // expected-error @+1 {{'cublaslt_rt.launch' hl.neg reads and writes dense buffers; only hl.sdpa takes input_permutations or output_permutation}}
+  cublaslt_rt.launch "hl.neg" ins(%a : memref<4x8xf32>) outs(%r : memref<8x4xf32>) {output_permutation = array<i64: 1, 0>}
+  func.return
+}
+
+// -----
+
+// One permutation per input.
+func.func @permutation_count(%q: memref<2x5x8xf32>, %k: memref<2x5x8xf32>, %v: memref<2x5x8xf32>, %o: memref<2x5x8xf32>) {
+  // expected-error @+1 {{'cublaslt_rt.launch' input_permutations has 2 entries for 3 inputs; give one permutation per input}}
+  cublaslt_rt.launch "hl.sdpa" ins(%q, %k, %v : memref<2x5x8xf32>, memref<2x5x8xf32>, memref<2x5x8xf32>) outs(%o : memref<2x5x8xf32>) {input_permutations = [array<i64: 0, 1, 2>, array<i64: 0, 1, 2>]}
+  func.return
+}
+
+// -----
+
+// Each entry is a permutation of its buffer's dimensions.
+func.func @not_a_permutation(%q: memref<2x5x8xf32>, %k: memref<2x5x8xf32>, %v: memref<2x5x8xf32>, %o: memref<2x5x8xf32>) {
+  // expected-error @+1 {{'cublaslt_rt.launch' input 1 permutation [0, 0, 2] is not a permutation of the 3 dimensions of memref<2x5x8xf32>}}
+  cublaslt_rt.launch "hl.sdpa" ins(%q, %k, %v : memref<2x5x8xf32>, memref<2x5x8xf32>, memref<2x5x8xf32>) outs(%o : memref<2x5x8xf32>) {input_permutations = [array<i64: 0, 1, 2>, array<i64: 0, 0, 2>, array<i64: 0, 1, 2>]}
+  func.return
+}
+
+// -----
+
+// torch's SDPA kernels need the last dimension contiguous: a view may not move it.
+func.func @moves_last_dim(%q: memref<2x5x8xf32>, %k: memref<2x5x8xf32>, %v: memref<2x5x8xf32>, %o: memref<2x8x5xf32>) {
+  // expected-error @+1 {{'cublaslt_rt.launch' output permutation [0, 2, 1] moves the last dimension; the kernel needs it last and contiguous (stride 1)}}
+  cublaslt_rt.launch "hl.sdpa" ins(%q, %k, %v : memref<2x5x8xf32>, memref<2x5x8xf32>, memref<2x5x8xf32>) outs(%o : memref<2x8x5xf32>) {output_permutation = array<i64: 0, 2, 1>}
+  func.return
+}
+
+// -----
+
+// The hl op is verified on the viewed types: v [1, 6, 2, 16] read unpermuted has S = 2
+// rows while k has 6.
+func.func @viewed_types_disagree(%q: memref<1x4x6x16xf32>, %k: memref<1x4x6x16xf32>, %v: memref<1x6x4x16xf32>, %o: memref<1x4x6x16xf32>) {
+  // expected-error @+1 {{'cublaslt_rt.launch' hl.sdpa on these buffers: 'hl.sdpa' shapes disagree: query [1, 4, 6, 16], key [1, 4, 6, 16], value [1, 6, 4, 16]}}
+  cublaslt_rt.launch "hl.sdpa" ins(%q, %k, %v : memref<1x4x6x16xf32>, memref<1x4x6x16xf32>, memref<1x6x4x16xf32>) outs(%o : memref<1x4x6x16xf32>) {input_permutations = [array<i64: 0, 1, 2, 3>, array<i64: 0, 1, 2, 3>, array<i64: 0, 1, 2, 3>]}
+  func.return
+}

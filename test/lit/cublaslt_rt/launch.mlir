@@ -72,3 +72,19 @@ func.func @cache_update(%cache: memref<1x2x8x4xbf16>, %pos: memref<1xi64>, %kv: 
   cublaslt_rt.launch "hl.index_copy" {dim = 2 : i64} ins(%cache, %pos, %kv : memref<1x2x8x4xbf16>, memref<1xi64>, memref<1x2x1x4xbf16>) outs(%cache : memref<1x2x8x4xbf16>)
   func.return %cache : memref<1x2x8x4xbf16>
 }
+
+// -----
+
+// Strided views (hl.sdpa only): input i is read as transpose(input i, permutation i) and
+// the output buffer holds transpose(result, output_permutation). Here v is [1, S, KV, D]
+// read as [1, KV, S, D], and the [1, H, L, D] result is written as [1, L, H, D].
+// CHECK-LABEL: func.func @strided_sdpa(
+// CHECK-NEXT:    %o = cublaslt_rt.alloc : memref<1x6x4x16xbf16>
+// CHECK-NEXT:    cublaslt_rt.launch "hl.sdpa" {is_causal, enable_gqa} ins(%q, %k, %v : memref<1x4x6x16xbf16>, memref<1x2x6x16xbf16>, memref<1x6x2x16xbf16>) outs(%o : memref<1x6x4x16xbf16>) {input_permutations = [array<i64: 0, 1, 2, 3>, array<i64: 0, 1, 2, 3>, array<i64: 0, 2, 1, 3>], output_permutation = array<i64: 0, 2, 1, 3>}
+// GENERIC-LABEL: "func.func"() <{sym_name = "strided_sdpa"
+// GENERIC:         "cublaslt_rt.launch"(%q, %k, %v, %o) <{kernel = "hl.sdpa", params = {is_causal, enable_gqa}, input_permutations = [array<i64: 0, 1, 2, 3>, array<i64: 0, 1, 2, 3>, array<i64: 0, 2, 1, 3>], output_permutation = array<i64: 0, 2, 1, 3>}> : (memref<1x4x6x16xbf16>, memref<1x2x6x16xbf16>, memref<1x6x2x16xbf16>, memref<1x6x4x16xbf16>) -> ()
+func.func @strided_sdpa(%q: memref<1x4x6x16xbf16>, %k: memref<1x2x6x16xbf16>, %v: memref<1x6x2x16xbf16>) -> memref<1x6x4x16xbf16> {
+  %o = cublaslt_rt.alloc : memref<1x6x4x16xbf16>
+  cublaslt_rt.launch "hl.sdpa" {is_causal, enable_gqa} ins(%q, %k, %v : memref<1x4x6x16xbf16>, memref<1x2x6x16xbf16>, memref<1x6x2x16xbf16>) outs(%o : memref<1x6x4x16xbf16>) {input_permutations = [array<i64: 0, 1, 2, 3>, array<i64: 0, 1, 2, 3>, array<i64: 0, 2, 1, 3>], output_permutation = array<i64: 0, 2, 1, 3>}
+  func.return %o : memref<1x6x4x16xbf16>
+}

@@ -89,3 +89,39 @@ func.func @scale_not_float(%q: tensor<8x16xf32>, %k: tensor<10x16xf32>, %v: tens
   %o = "hl.sdpa"(%q, %k, %v) <{scale = 1 : i64}> : (tensor<8x16xf32>, tensor<10x16xf32>, tensor<10x16xf32>) -> tensor<8x16xf32>
   func.return %o : tensor<8x16xf32>
 }
+
+// -----
+
+// 4 query heads over 2 key/value heads is grouped-query attention: only with enable_gqa.
+func.func @groups_without_gqa(%q: tensor<1x4x6x16xf32>, %k: tensor<1x2x6x16xf32>, %v: tensor<1x2x6x16xf32>) -> tensor<1x4x6x16xf32> {
+  // expected-error @+1 {{'hl.sdpa' shapes disagree: query [1, 4, 6, 16], key [1, 2, 6, 16], value [1, 2, 6, 16]}}
+  %o = hl.sdpa %q, %k, %v : tensor<1x4x6x16xf32>, tensor<1x2x6x16xf32>, tensor<1x2x6x16xf32> -> tensor<1x4x6x16xf32>
+  func.return %o : tensor<1x4x6x16xf32>
+}
+
+// -----
+
+// enable_gqa needs the query's heads to be a multiple of the key/value heads.
+func.func @gqa_not_a_multiple(%q: tensor<1x6x6x16xf32>, %k: tensor<1x4x6x16xf32>, %v: tensor<1x4x6x16xf32>) -> tensor<1x6x6x16xf32> {
+  // expected-error @+1 {{'hl.sdpa' enable_gqa groups the query's 6 heads over key and value heads 4 and 4: they must be equal and divide 6}}
+  %o = hl.sdpa %q, %k, %v {enable_gqa} : tensor<1x6x6x16xf32>, tensor<1x4x6x16xf32>, tensor<1x4x6x16xf32> -> tensor<1x6x6x16xf32>
+  func.return %o : tensor<1x6x6x16xf32>
+}
+
+// -----
+
+// enable_gqa groups key and value alike: they have one head count.
+func.func @gqa_key_value_heads_differ(%q: tensor<1x4x6x16xf32>, %k: tensor<1x2x6x16xf32>, %v: tensor<1x4x6x16xf32>) -> tensor<1x4x6x16xf32> {
+  // expected-error @+1 {{'hl.sdpa' enable_gqa groups the query's 4 heads over key and value heads 2 and 4: they must be equal and divide 4}}
+  %o = hl.sdpa %q, %k, %v {enable_gqa} : tensor<1x4x6x16xf32>, tensor<1x2x6x16xf32>, tensor<1x4x6x16xf32> -> tensor<1x4x6x16xf32>
+  func.return %o : tensor<1x4x6x16xf32>
+}
+
+// -----
+
+// enable_gqa reads dimension -3 as the heads: rank 2 has none.
+func.func @gqa_rank_two(%q: tensor<6x16xf32>, %k: tensor<6x16xf32>, %v: tensor<6x16xf32>) -> tensor<6x16xf32> {
+  // expected-error @+1 {{'hl.sdpa' enable_gqa needs a heads dimension: rank >= 3}}
+  %o = hl.sdpa %q, %k, %v {enable_gqa} : tensor<6x16xf32>, tensor<6x16xf32>, tensor<6x16xf32> -> tensor<6x16xf32>
+  func.return %o : tensor<6x16xf32>
+}

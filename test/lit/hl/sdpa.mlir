@@ -69,3 +69,16 @@ func.func @broadcast_batch(%q: tensor<1x4x8x16xf32>, %k: tensor<2x4x10x16xf32>, 
   %o = hl.sdpa %q, %k, %v : tensor<1x4x8x16xf32>, tensor<2x4x10x16xf32>, tensor<2x4x10x16xf32> -> tensor<2x4x8x16xf32>
   func.return %o : tensor<2x4x8x16xf32>
 }
+
+// -----
+
+// Grouped-query attention: 4 query heads over 2 key/value heads (enable_gqa).
+// CHECK-LABEL: func.func @grouped_query(
+// CHECK-NEXT:    %o = hl.sdpa %q, %k, %v {is_causal, enable_gqa} : tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16> -> tensor<1x4x6x16xbf16>
+// CHECK-NEXT:    func.return %o : tensor<1x4x6x16xbf16>
+// GENERIC-LABEL: "func.func"() <{sym_name = "grouped_query"
+// GENERIC:         %o = "hl.sdpa"(%q, %k, %v) <{is_causal, enable_gqa}> : (tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16>) -> tensor<1x4x6x16xbf16>
+func.func @grouped_query(%q: tensor<1x4x6x16xbf16>, %k: tensor<1x2x6x16xbf16>, %v: tensor<1x2x6x16xbf16>) -> tensor<1x4x6x16xbf16> {
+  %o = hl.sdpa %q, %k, %v {is_causal, enable_gqa} : tensor<1x4x6x16xbf16>, tensor<1x2x6x16xbf16>, tensor<1x2x6x16xbf16> -> tensor<1x4x6x16xbf16>
+  func.return %o : tensor<1x4x6x16xbf16>
+}
