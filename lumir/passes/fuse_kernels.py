@@ -197,7 +197,7 @@ def fuse_kernels(func: FuncOp) -> int:
 
 @dataclass(frozen=True)
 class FuseKernelsPass(ModulePass):
-    """Group chains of elementwise and row-reduction hl ops into hl.fused kernels."""
+    """Group chains of elementwise, row-reduction and row-movement ops into hl.fused kernels."""
 
     name = "fuse-kernels"
 

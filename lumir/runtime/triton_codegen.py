@@ -1,12 +1,19 @@
 """Triton source text for a fused body: one kernel program per row of the row domain.
 
-A fused body is a row program (`lumir.dialects.hl.fused`): every value is a full row
-(last dimension = `hidden`) or one scalar per row (last dimension 1), broadcast along
-leading dimensions where its shape has 1s. The kernel loads each input's row (or
+A fused body is a row program (`lumir.dialects.hl.row_program`): every value is a row
+of lanes (at most `hidden` columns) or one scalar per row (last dimension 1), broadcast
+along leading dimensions where its shape has 1s. The kernel loads each input's row (or
 scalar) into f32, computes op by op in f32, rounding after every op whose result type
 is bf16 or f16 (what torch does per op), reduces with `tl.sum` / `tl.max` over the
 masked lanes of a `BLOCK` = next power of two >= hidden, and stores each result in its
-own element type.
+own element type (a narrower row under `cols < width`).
+
+Row movement is only where a load reads: a transposed input is loaded with permuted
+row strides; every value is emitted once per column shift `k` the model says it is
+read at (an input loaded at `cols + k`, masked to its columns), a slice is its operand
+at `k + start` (no code), a cat is a `tl.where` on the column among its pieces at
+`k - offset`. Values are emitted in body order, inputs first, so the text is the same
+for the same body.
 
 The text depends only on the body (shapes, types, ops, literals), never on addresses
 or dict order, so it is the key under which `lumir.runtime.fused_kernels` caches the
