@@ -94,6 +94,18 @@ func.func @nested(%x: tensor<3x2x10xbf16>) -> tensor<2x3x6xbf16> {
 """  # noqa: E501
 """A slice of a computed cat (shifts compose) with a result narrower than the row."""
 
+MIXED = """
+func.func @mixed(%x: tensor<4x16xf32>, %y: tensor<4x6xf32>) -> (tensor<4x6xf32>, tensor<4x1xf32>) {
+  %m = hl.amax %x {dims = array<i64: -1>, keepdim} : tensor<4x16xf32> -> tensor<4x1xf32>
+  %p = hl.mul %y, %m : (tensor<4x6xf32>, tensor<4x1xf32>) -> tensor<4x6xf32>
+  %e = hl.exp %p : tensor<4x6xf32> -> tensor<4x6xf32>
+  func.return %e, %m : tensor<4x6xf32>, tensor<4x1xf32>
+}
+"""
+"""Rows of two widths in one kernel: a 6-column input and result under a 16-column max."""
+
+TEXTS = {"three": THREE_PIECES, "nested": NESTED, "mixed": MIXED}
+
 SHAPES = {
     "decode": (1, 4, 2, 16, 8),  # seq 1: the transpose is a view-like permutation
     "prefill": (5, 4, 2, 16, 8),
@@ -152,10 +164,10 @@ def _results(value: object) -> tuple[torch.Tensor, ...]:
     return value if isinstance(value, tuple) else (value,)  # type: ignore[return-value]
 
 
-@pytest.mark.parametrize("name", ["rotary_prefill", "three", "nested"])
+@pytest.mark.parametrize("name", ["rotary_prefill", "three", "nested", "mixed"])
 def test_fused_moves_are_bit_identical_to_unfused_on_cpu(name: str) -> None:
-    texts = {"rotary_prefill": rotary_qk(*SHAPES["prefill"], "bf16"), "three": THREE_PIECES}
-    text = texts.get(name, NESTED)
+    texts = {"rotary_prefill": rotary_qk(*SHAPES["prefill"], "bf16"), **TEXTS}
+    text = texts[name]
     fused, unfused = _compile(text, True), _compile(text, False)
     assert "cublaslt_rt.fused_launch" in fused
     fused_program, unfused_program = load(fused), load(unfused)
@@ -190,11 +202,10 @@ def test_generated_rotary_kernel_matches_the_reference(
 
 
 @skip_no_triton
-@pytest.mark.parametrize("name", ["three", "nested"])
+@pytest.mark.parametrize("name", sorted(TEXTS))
 def test_generated_cat_and_slice_kernels_match_the_reference(name: str, tmp_path) -> None:
-    text = THREE_PIECES if name == "three" else NESTED
-    tolerance = (1e-6, 1e-5) if name == "three" else (2.0**-6, 2.0**-6)  # f32; bf16 sigmoid
-    _interpreted(text, tmp_path, 0, *tolerance)
+    tolerance = (2.0**-6, 2.0**-6) if name == "nested" else (1e-6, 1e-5)  # bf16 sigmoid; f32
+    _interpreted(TEXTS[name], tmp_path, 0, *tolerance)
 
 
 # --- CUDA ------------------------------------------------------------------------------
