@@ -41,7 +41,6 @@ from lumir.dialects.hl.row_program import (
     FUSABLE_ELEMENTWISE,
     FUSABLE_MOVES,
     FUSABLE_REDUCTIONS,
-    row_domain,
     row_program_problem,
     row_reduction_problem,
 )
@@ -119,7 +118,6 @@ __all__ = [
     "FusedOp",
     "YieldOp",
     "body_problem",
-    "row_domain",
     "row_program_problem",
     "row_reduction_problem",
 ]

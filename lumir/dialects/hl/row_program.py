@@ -122,21 +122,6 @@ class RowProgram:
         return (*self.lead, self.hidden)
 
 
-def row_domain(values: Sequence[SSAValue]) -> tuple[int, ...]:
-    """The broadcast of the shapes of `values` (raises ValueError if they do not broadcast)."""
-    rank = max((len(shape_of(v)) for v in values), default=0)
-    domain = [1] * rank
-    for value in values:
-        shape = shape_of(value)
-        for index, size in enumerate(shape):
-            slot = rank - len(shape) + index
-            if size != 1:
-                if domain[slot] not in (1, size):
-                    raise ValueError(f"shapes do not broadcast: {list(shape)} vs {domain}")
-                domain[slot] = size
-    return tuple(domain)
-
-
 def row_program_problem(
     ops: Sequence[Operation], inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]
 ) -> str | None:
@@ -343,7 +328,6 @@ __all__ = [
     "RowProgram",
     "cat_offsets",
     "move_problem",
-    "row_domain",
     "row_program",
     "row_program_problem",
     "row_reduction_problem",

@@ -197,7 +197,7 @@ func.func @softmax_shifted(%x: tensor<4x8xf32>) -> tensor<4x4xf32> {
 // -----
 
 // A reduction covers a whole row: not a slice narrower than the widest value.
-func.func @narrow_domain(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+func.func @partial_row_sum(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   // expected-error @+1 {{'hl.fused' 'hl.sum' in a fused kernel reduces a whole row of 8 elements}}
   %r = hl.fused(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32> {
   ^bb0(%a: tensor<4x8xf32>):
