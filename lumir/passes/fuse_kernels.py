@@ -5,7 +5,10 @@ alone is seven kernels (cast, pow, mean, add eps, rsqrt, mul, cast, mul weight) 
 two GEMMs. This pass runs after `cublaslt-verify`, when the GEMM fusion has taken what
 it wants (residual adds into beta * C, bias and activation epilogues), and turns each
 maximal connected chain of the remaining elementwise ops, casts, last-dimension
-reductions and softmaxes into one `hl.fused` op: one launch, one generated kernel.
+reductions and softmaxes into one `hl.fused` op: one launch, one generated kernel. The
+row movement a kernel does by where it loads joins too: a transpose of a group input
+that keeps the last dimension, last-dimension slices (step 1) and cats (Llama's rotary
+embedding: transpose, rotate-half, `q * cos + rotate_half(q) * sin`, in one kernel).
 
 Grouping is greedy in program order, so the same function always gives the same groups:
 each fusable op joins the groups of the fusable ops that produce its operands, one group
@@ -34,10 +37,12 @@ from xdsl.rewriter import Rewriter
 
 from lumir.diagnostics import copy_location
 from lumir.dialects import hl
-from lumir.dialects.hl.fused import (
+from lumir.dialects.hl.row_program import (
     FLOAT_TYPES,
     FUSABLE_ELEMENTWISE,
+    FUSABLE_MOVES,
     FUSABLE_REDUCTIONS,
+    move_problem,
     row_program_problem,
     row_reduction_problem,
 )
@@ -58,7 +63,7 @@ def _single_constant(value: SSAValue) -> bool:
 
 def fusable(op: Operation) -> bool:
     """Whether `op` may be part of a fused kernel (alone it is checked as a row program)."""
-    if op.name not in (*FUSABLE_ELEMENTWISE, *FUSABLE_REDUCTIONS, "hl.softmax"):
+    if op.name not in (*FUSABLE_ELEMENTWISE, *FUSABLE_REDUCTIONS, "hl.softmax", *FUSABLE_MOVES):
         return False
     values = [*op.operands, *op.results]
     if not all(_float_tensor(v) for v in values):
@@ -69,6 +74,8 @@ def fusable(op: Operation) -> bool:
         return False  # the generated kernel raises to literal exponents only
     if op.name in FUSABLE_REDUCTIONS or op.name == "hl.softmax":
         return row_reduction_problem(op) is None
+    if op.name in FUSABLE_MOVES:
+        return move_problem(op) is None
     return True
 
 
@@ -190,7 +197,7 @@ def fuse_kernels(func: FuncOp) -> int:
 
 @dataclass(frozen=True)
 class FuseKernelsPass(ModulePass):
-    """Group chains of elementwise and row-reduction hl ops into hl.fused kernels."""
+    """Group chains of elementwise, row-reduction and row-movement ops into hl.fused kernels."""
 
     name = "fuse-kernels"
 

@@ -1,12 +1,19 @@
 """Triton source text for a fused body: one kernel program per row of the row domain.
 
-A fused body is a row program (`lumir.dialects.hl.fused`): every value is a full row
-(last dimension = `hidden`) or one scalar per row (last dimension 1), broadcast along
-leading dimensions where its shape has 1s. The kernel loads each input's row (or
+A fused body is a row program (`lumir.dialects.hl.row_program`): every value is a row
+of lanes (at most `hidden` columns) or one scalar per row (last dimension 1), broadcast
+along leading dimensions where its shape has 1s. The kernel loads each input's row (or
 scalar) into f32, computes op by op in f32, rounding after every op whose result type
 is bf16 or f16 (what torch does per op), reduces with `tl.sum` / `tl.max` over the
 masked lanes of a `BLOCK` = next power of two >= hidden, and stores each result in its
-own element type.
+own element type (a narrower row under `cols < width`).
+
+Row movement is only where a load reads: a transposed input is loaded with permuted
+row strides; every value is emitted once per column shift `k` the model says it is
+read at (an input loaded at `cols + k`, masked to its columns), a slice is its operand
+at `k + start` (no code), a cat is a `tl.where` on the column among its pieces at
+`k - offset`. Values are emitted in body order, inputs first, so the text is the same
+for the same body.
 
 The text depends only on the body (shapes, types, ops, literals), never on addresses
 or dict order, so it is the key under which `lumir.runtime.fused_kernels` caches the
@@ -23,7 +30,8 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Block, Operation, SSAValue
 
 from lumir.dialects import hl
-from lumir.dialects.hl.fused import row_domain
+from lumir.dialects.hl.base import int_list
+from lumir.dialects.hl.row_program import cat_offsets, row_program, slice_start, width
 from lumir.runtime.buffers import constant_tensor
 
 KERNEL_NAME = "lumir_fused"
@@ -59,11 +67,21 @@ def _element(value: SSAValue) -> str:
     return typ.element_type.name
 
 
-def _row_offset(shape: tuple[int, ...], domain: tuple[int, ...]) -> str:
-    """The element offset of row `row`'s part of a dense tensor of `shape`."""
-    lead = domain[:-1]
-    padded = (1,) * (len(domain) - len(shape)) + shape
-    strides = [math.prod(padded[i + 1 :]) for i in range(len(padded))]
+def _dense_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(math.prod(shape[i + 1 :]) for i in range(len(shape)))
+
+
+def _row_offset(
+    shape: tuple[int, ...], lead: tuple[int, ...], strides: tuple[int, ...] | None = None
+) -> str:
+    """The element offset of row `row`'s part of a tensor of `shape` with `strides`.
+
+    `strides` default to the dense ones of `shape`; a transposed input passes its own,
+    permuted. A dimension of size 1 against a wider domain dimension is broadcast: it
+    adds nothing (stride 0)."""
+    pad = len(lead) + 1 - len(shape)
+    padded = (1,) * pad + shape
+    steps = (0,) * pad + (strides if strides is not None else _dense_strides(shape))
     terms = []
     for index, size in enumerate(lead):
         if padded[index] == 1 or size == 1:
@@ -72,8 +90,22 @@ def _row_offset(shape: tuple[int, ...], domain: tuple[int, ...]) -> str:
         position = "row" if inner == 1 else f"(row // {inner})"
         if index > 0 and math.prod(lead[:index]) > 1:
             position = f"({position} % {size})"
-        terms.append(position if strides[index] == 1 else f"{position} * {strides[index]}")
+        terms.append(position if steps[index] == 1 else f"{position} * {steps[index]}")
     return " + ".join(terms) if terms else "0"
+
+
+def _transposed_strides(op: Operation) -> tuple[int, ...]:
+    """The strides of a transpose's result in its dense input: dim i steps input dim p[i]."""
+    dense = _dense_strides(_shape(op.operands[0]))
+    permutation = int_list(op.properties["permutation"])  # type: ignore[arg-type]
+    return tuple(dense[p] for p in permutation)
+
+
+def _columns(shift: int) -> str:
+    """The column index expression of lanes read at `shift`."""
+    if shift == 0:
+        return "cols"
+    return f"(cols + {shift})" if shift > 0 else f"(cols - {-shift})"
 
 
 def _literal(op: hl.ConstantOp) -> str:
@@ -107,24 +139,38 @@ class _Generator:
         self.block = block
         self.terminator = terminator
         self.ops = [op for op in block.ops if op is not terminator]
-        values = [*block.args, *(r for op in self.ops for r in op.results)]
-        self.domain = row_domain(values)
-        if not self.domain:
-            raise CodegenError("a fused body needs a row domain of rank 1 or more")
-        self.hidden = self.domain[-1]
-        self.names: dict[SSAValue, str] = {}
+        try:
+            program = row_program(self.ops, list(block.args), list(terminator.values))
+        except ValueError as error:
+            raise CodegenError(str(error)) from None
+        self.lead = program.lead
+        self.hidden = program.hidden
+        self.shifts = program.shifts
+        self.names: dict[tuple[SSAValue, int], str] = {}
         self.literals: dict[SSAValue, float] = {}
         self.lines: list[str] = []
 
-    def _is_row(self, value: SSAValue) -> bool:
-        shape = _shape(value)
-        return bool(shape) and shape[-1] == self.hidden
+    def _lanes(self, value: SSAValue) -> bool:
+        """Whether `value` is a row of lanes (else one scalar per row, broadcast)."""
+        return width(value) > 1 or self.hidden == 1
 
-    def _define(self, value: SSAValue, expr: str) -> None:
+    def _mask(self, value: SSAValue, shift: int) -> str:
+        """The lanes at which `value` read at `shift` has a column."""
+        columns = width(value)
+        if shift == 0:
+            return "mask" if columns == self.hidden else f"cols < {columns}"
+        at = _columns(shift)
+        upper = f"({at} < {columns})"
+        return upper if shift > 0 else f"({at} >= 0) & {upper}"
+
+    def _name(self, value: SSAValue, shift: int) -> str:
+        return self.names[(value, shift if width(value) > 1 else 0)]
+
+    def _define(self, value: SSAValue, shift: int, expr: str, round_: bool = True) -> None:
         name = f"v{len(self.names)}"
-        self.names[value] = name
+        self.names[(value, shift)] = name
         element = _element(value)
-        if element != "f32":  # round as torch does after each op of a narrow type
+        if round_ and element != "f32":  # round as torch does after each op of a narrow type
             expr = f"({expr}).to({_TL_TYPES[element]}).to(tl.float32)"
         self.lines.append(f"    {name} = {expr}")
 
@@ -144,54 +190,79 @@ class _Generator:
             "    cols = tl.arange(0, BLOCK)",
             f"    mask = cols < {self.hidden}",
         ]
-        for index, arg in enumerate(args):
-            self._load(index, arg)
+        self.inputs = {arg: f"in{index}" for index, arg in enumerate(args)}
+        for arg in args:
+            for shift in self.shifts.get(arg, ()):
+                self._load(arg, arg, shift)
         for op in self.ops:
-            self._emit(op)
+            for shift in self.shifts.get(op.results[0], ()):
+                self._emit(op, shift)
         for index, value in enumerate(outputs):
             self._store(index, value)
         text = "\n".join([*head, *self.lines, ""])
-        rows = math.prod(self.domain[:-1])
+        rows = math.prod(self.lead)
         return FusedKernelSource(text, rows, block_size)
 
-    def _load(self, index: int, arg: SSAValue) -> None:
-        offset = _row_offset(_shape(arg), self.domain)
-        name = f"v{len(self.names)}"
-        self.names[arg] = name
-        if self._is_row(arg):
-            row_base = offset  # _row_offset already counts the row stride
-            load = f"tl.load(in{index} + {row_base} + cols, mask=mask, other=0.0)"
+    def _load(
+        self,
+        value: SSAValue,
+        source: SSAValue,
+        shift: int,
+        strides: tuple[int, ...] | None = None,
+    ) -> None:
+        """Load `value` at `shift` from kernel input `source` (its own or transposed rows)."""
+        offset = _row_offset(_shape(value), self.lead, strides)
+        pointer = self.inputs[source]
+        if self._lanes(value):
+            at, mask = _columns(shift), self._mask(value, shift)
+            load = f"tl.load({pointer} + {offset} + {at}, mask={mask}, other=0.0)"
         else:
-            load = f"tl.load(in{index} + {offset})"
-        self.lines.append(f"    {name} = {load}.to(tl.float32)")
+            load = f"tl.load({pointer} + {offset})"
+        self._define(value, shift, f"{load}.to(tl.float32)", round_=False)
 
     def _store(self, index: int, value: SSAValue) -> None:
-        shape = _shape(value)
-        offset = _row_offset(shape, self.domain)
+        offset = _row_offset(_shape(value), self.lead)
         element = _TL_TYPES[_element(value)]
-        source = self.names[value]
-        if self._is_row(value):
-            row_base = offset  # _row_offset already counts the row stride
+        source = self._name(value, 0)
+        if self._lanes(value):
+            mask = self._mask(value, 0)
             self.lines.append(
-                f"    tl.store(out{index} + {row_base} + cols, {source}.to({element}), mask=mask)"
+                f"    tl.store(out{index} + {offset} + cols, {source}.to({element}), mask={mask})"
             )
         else:
             self.lines.append(f"    tl.store(out{index} + {offset}, {source}.to({element}))")
 
-    def _operand(self, value: SSAValue) -> str:
-        return self.names[value]
-
-    def _emit(self, op: Operation) -> None:
-        if isinstance(op, hl.ConstantOp):
-            self.literals[op.results[0]] = float(constant_tensor(op.value).reshape(-1)[0])
-            self.names[op.results[0]] = _literal(op)
-            return
+    def _emit(self, op: Operation, shift: int) -> None:
         result = op.results[0]
-        operands = [self._operand(v) for v in op.operands]
+        if isinstance(op, hl.ConstantOp):
+            self.literals[result] = float(constant_tensor(op.value).reshape(-1)[0])
+            self.names[(result, shift)] = _literal(op)
+            return
+        if isinstance(op, hl.TransposeOp):
+            self._load(result, op.operands[0], shift, _transposed_strides(op))
+            return
+        if isinstance(op, hl.SliceOp):  # an alias: the operand at a later column
+            self.names[(result, shift)] = self._name(op.operands[0], shift + slice_start(op))
+            return
+        if isinstance(op, hl.CatOp):
+            self._define(result, shift, self._cat(op, shift), round_=False)
+            return
+        reduces = op.name in ("hl.sum", "hl.mean", "hl.amax", "hl.softmax")
+        operands = [self._name(v, 0 if reduces else shift) for v in op.operands]
         expr = self._expr(op, operands)
-        if op.name in ("hl.sum", "hl.mean", "hl.amax") and self._is_row(result):
+        if op.name in ("hl.sum", "hl.mean", "hl.amax") and self._lanes(result):
             expr = f"tl.zeros([BLOCK], dtype=tl.float32) + ({expr})"  # hidden == 1
-        self._define(result, expr)
+        self._define(result, shift, expr)
+
+    def _cat(self, op: Operation, shift: int) -> str:
+        """Piece i (read at its own columns) where the column is in piece i's range."""
+        at = _columns(shift)
+        offsets = cat_offsets(op)
+        pieces = [self._name(v, shift - o) for v, o in zip(op.operands, offsets, strict=True)]
+        expr = pieces[-1]
+        for piece, end in zip(reversed(pieces[:-1]), reversed(offsets[1:]), strict=True):
+            expr = f"tl.where({at} < {end}, {piece}, {expr})"
+        return expr
 
     def _expr(self, op: Operation, x: list[str]) -> str:
         binary = {"hl.add": "+", "hl.sub": "-", "hl.mul": "*", "hl.div": "/"}

@@ -4,10 +4,11 @@ Triton's interpreter runs a kernel with numpy on CPU tensors, so CI can check th
 numerics of every generated kernel without a GPU. The variable must be set before
 triton is first imported, so the check runs in a child process:
 `python -m lumir.testing.fused_check FILE.mlir` loads the module's first fused body
-(an `hl.fused` or `cublaslt_rt.fused_launch`), feeds it seeded random inputs, runs the
-kernel and the reference executor (`fused_reference`) and prints the largest absolute
-difference per result as one JSON line; the exit status is 0 when every result is
-within `--atol`.
+(an `hl.fused` or `cublaslt_rt.fused_launch`; `--body N`: the N-th, from 0), feeds it
+seeded random inputs, runs the kernel and the reference executor (`fused_reference`)
+and prints the largest absolute difference per result as one JSON line; the exit
+status is 0 when every result is within `--atol` + `--rtol` times the reference, element
+by element (`torch.allclose`).
 """
 
 from __future__ import annotations
@@ -35,32 +36,42 @@ def triton_interpreter_available() -> str | None:
     return None
 
 
-def first_fused_body(text: str) -> Block:
+def first_fused_body(text: str, index: int = 0) -> Block:
+    """The `index`-th fused body of the module `text`, in walk order."""
     from lumir.dialects import cublaslt_rt, hl
     from lumir.parsing import parse_module_text
 
     module = parse_module_text(text, "<fused>")
-    for op in module.walk():
-        if isinstance(op, hl.FusedOp | cublaslt_rt.FusedLaunchOp):
-            return op.body.block
-    raise SystemExit("the module has no hl.fused or cublaslt_rt.fused_launch")
+    bodies = [
+        op.body.block
+        for op in module.walk()
+        if isinstance(op, hl.FusedOp | cublaslt_rt.FusedLaunchOp)
+    ]
+    if index >= len(bodies):
+        raise SystemExit(f"the module has no fused body {index} (it has {len(bodies)})")
+    return bodies[index]
 
 
-def check(text: str, seed: int = 0) -> dict[str, object]:
-    """Run the first fused body of `text` both ways; the max abs difference per result."""
+def check(
+    text: str, seed: int = 0, body: int = 0, atol: float = 1e-5, rtol: float = 0.0
+) -> dict[str, object]:
+    """Run fused body `body` of `text` both ways; the max abs difference per result, and
+    whether each is within `atol + rtol * |reference|` everywhere (`close`)."""
     from lumir.runtime.buffers import shaped_type_parts
     from lumir.runtime.fused_kernels import run_source
     from lumir.runtime.fused_reference import bind_fused_body
     from lumir.runtime.triton_codegen import generate
 
-    block = first_fused_body(text)
+    block = first_fused_body(text, body)
     generator = torch.Generator().manual_seed(seed)
     inputs = []
     for arg in block.args:
         shape, dtype = shaped_type_parts(arg.type)
         inputs.append(torch.randn(shape, generator=generator).to(dtype))
     expected = bind_fused_body(block)(*inputs)
-    outputs = [torch.empty_like(e) for e in expected]
+    # Dense outputs, as the runtime's buffers are (a result computed from a transposed
+    # input may have permuted strides; empty_like would keep them).
+    outputs = [torch.empty(e.shape, dtype=e.dtype) for e in expected]
     source = generate(block)
     run_source(source, inputs, outputs)
     diffs = [
@@ -74,11 +85,25 @@ def check(text: str, seed: int = 0) -> dict[str, object]:
         else 0.0
         for o, e in zip(outputs, expected, strict=True)
     ]
-    return {"max_abs_diff": diffs, "max_rel_diff": relative, "source": source.text}
+    close = [
+        bool(torch.allclose(o.float(), e.float(), rtol=rtol, atol=atol))
+        for o, e in zip(outputs, expected, strict=True)
+    ]
+    return {
+        "max_abs_diff": diffs,
+        "max_rel_diff": relative,
+        "close": close,
+        "source": source.text,
+    }
 
 
 def run_in_interpreter(
-    path: Path, atol: float, seed: int = 0, rtol: float = 0.0, hash_seed: str | None = None
+    path: Path,
+    atol: float,
+    seed: int = 0,
+    rtol: float = 0.0,
+    hash_seed: str | None = None,
+    body: int = 0,
 ) -> dict[str, object]:
     """`check` in a child process with TRITON_INTERPRET=1; its JSON report."""
     env = dict(os.environ, TRITON_INTERPRET="1")
@@ -96,6 +121,8 @@ def run_in_interpreter(
             str(seed),
             "--rtol",
             str(rtol),
+            "--body",
+            str(body),
         ],
         capture_output=True,
         text=True,
@@ -114,16 +141,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("file", type=Path)
     parser.add_argument("--atol", type=float, default=1e-5)
-    parser.add_argument("--rtol", type=float, default=0.0, help="or within this relative")
+    parser.add_argument("--rtol", type=float, default=0.0, help="plus this times |reference|")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--body", type=int, default=0, help="which fused body, from 0")
     args = parser.parse_args()
-    report = check(args.file.read_text(), args.seed)
+    report = check(args.file.read_text(), args.seed, args.body, args.atol, args.rtol)
     print(json.dumps(report))
-    within = [
-        a <= args.atol or r <= args.rtol
-        for a, r in zip(report["max_abs_diff"], report["max_rel_diff"], strict=True)  # type: ignore[call-overload]
-    ]
-    return 0 if all(within) else 1
+    return 0 if all(report["close"]) else 1  # type: ignore[call-overload]
 
 
 if __name__ == "__main__":

@@ -13,7 +13,8 @@ inference function (`infer`), which builders, verifiers and the importer share.
 Modules, by op family: `elementwise` (arithmetic, activations, cast, compare, where),
 `reductions` (sum, mean, amax, softmax), `products` (matmul, linear, addmm, sdpa),
 `views` (transpose, reshape, expand, slice, cat, embedding), `constants` and `fused`
-(`hl.fused`: a chain of elementwise and row-reduction ops run as one kernel).
+(`hl.fused`: a chain of elementwise and row-reduction ops run as one kernel; what one
+kernel computes is `row_program`).
 """
 
 from xdsl.ir import Dialect

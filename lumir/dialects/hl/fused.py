@@ -1,4 +1,5 @@
-"""`hl.fused` and `hl.yield`: a chain of elementwise and row-reduction ops as one kernel.
+"""`hl.fused` and `hl.yield`: a chain of elementwise, row-reduction and row-movement ops
+as one kernel.
 
 `%r:2 = hl.fused(%x, %w) : (T0, T1) -> (R0, R1) { ^bb0(%a: T0, %b: T1): ... hl.yield %p, %q }`
 holds a body of ordinary `hl` ops over its block arguments (the fused op's operands) and
@@ -6,13 +7,15 @@ yields its results. It means exactly what the body means op by op (so the refere
 executor runs the body unchanged), but it is one launch: `fuse-kernels` forms it and, on
 CUDA, it runs as one generated Triton kernel (`lumir.runtime.triton_codegen`).
 
-What one kernel can compute is a *row program*: every value of the body broadcasts to
-one row domain `[rows..., hidden]` (the broadcast of all of them); every reduction and
-softmax is over the last dimension of an operand spanning the whole row, with keepdim,
-so a value is either a full row or one scalar per row; each result covers every row
-(its leading dimensions are the domain's). One kernel program per row can then load
-its row, compute in registers and store each result. `row_program_problem` checks this
-(the verifier and the pass share it).
+What one kernel can compute is a *row program* (`lumir.dialects.hl.row_program`): every
+value of the body has the leading dimensions of one row domain `[rows..., hidden]` (or
+broadcasts to them) and at most `hidden` columns; every reduction and softmax is over
+the last dimension of a whole row, with keepdim; each result covers every row. Besides
+elementwise ops, a transpose of a kernel input that keeps the last dimension, and
+slices (step 1) and cats on the last dimension are part of it: they only change where
+the kernel loads. One kernel program per row loads its row, computes in registers and
+stores each result. `row_program_problem` checks this (the verifier, the pass and the
+generator share it).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, Region, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -32,130 +35,15 @@ from xdsl.irdl import (
 from xdsl.traits import IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
-from lumir.dialects.hl.base import int_list, int_value
-
-FUSABLE_ELEMENTWISE = (
-    "hl.add",
-    "hl.sub",
-    "hl.mul",
-    "hl.div",
-    "hl.pow",
-    "hl.maximum",
-    "hl.neg",
-    "hl.rsqrt",
-    "hl.sqrt",
-    "hl.exp",
-    "hl.relu",
-    "hl.silu",
-    "hl.sigmoid",
-    "hl.tanh",
-    "hl.cast",
+from lumir.dialects.hl.row_program import (
+    FLOAT_TYPES,
+    FUSABLE,
+    FUSABLE_ELEMENTWISE,
+    FUSABLE_MOVES,
+    FUSABLE_REDUCTIONS,
+    row_program_problem,
+    row_reduction_problem,
 )
-"""Elementwise ops a fused kernel computes (binary ones with broadcasting)."""
-
-FUSABLE_REDUCTIONS = ("hl.sum", "hl.mean", "hl.amax")
-"""Reductions a fused kernel computes, over the last dimension with keepdim."""
-
-FUSABLE = (*FUSABLE_ELEMENTWISE, *FUSABLE_REDUCTIONS, "hl.softmax", "hl.constant")
-"""Every op name a fused body may hold (`hl.constant` only with one element)."""
-
-FLOAT_TYPES = ("f16", "bf16", "f32")
-"""Element types a fused kernel loads and stores (it computes in f32)."""
-
-
-def _shape(value: SSAValue) -> tuple[int, ...]:
-    typ = value.type
-    if not isinstance(typ, TensorType):
-        raise _Problem(f"operates on tensors, not {typ}")
-    return tuple(typ.get_shape())
-
-
-class _Problem(Exception):
-    pass
-
-
-def row_domain(values: Sequence[SSAValue]) -> tuple[int, ...]:
-    """The broadcast of the shapes of `values` (raises ValueError if they do not broadcast)."""
-    rank = max((len(_shape(v)) for v in values), default=0)
-    domain = [1] * rank
-    for value in values:
-        shape = _shape(value)
-        for index, size in enumerate(shape):
-            slot = rank - len(shape) + index
-            if size != 1:
-                if domain[slot] not in (1, size):
-                    raise ValueError(f"shapes do not broadcast: {list(shape)} vs {domain}")
-                domain[slot] = size
-    return tuple(domain)
-
-
-def row_program_problem(
-    ops: Sequence[Operation], inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]
-) -> str | None:
-    """Why `ops` over `inputs`, yielding `outputs`, is not one row program (None if it is)."""
-    try:
-        return _row_problem(ops, inputs, outputs)
-    except _Problem as problem:
-        return str(problem)
-
-
-def _row_problem(
-    ops: Sequence[Operation], inputs: Sequence[SSAValue], outputs: Sequence[SSAValue]
-) -> str | None:
-    values = [*inputs, *(r for op in ops for r in op.results)]
-    for value in values:
-        typ = value.type
-        if not isinstance(typ, TensorType) or typ.element_type.name not in FLOAT_TYPES:
-            return f"a fused kernel computes on f16/bf16/f32 tensors, not {typ}"
-    for op in ops:
-        if op.name not in FUSABLE:
-            return f"'{op.name}' cannot be part of a fused kernel"
-        if op.name == "hl.constant" and _element_count(op.results[0]) != 1:
-            return "only single-element constants can be part of a fused kernel"
-        if op.name in FUSABLE_REDUCTIONS or op.name == "hl.softmax":
-            problem = row_reduction_problem(op)
-            if problem is not None:
-                return problem
-    try:
-        domain = row_domain(values)
-    except ValueError as error:
-        return str(error)
-    if not domain:
-        return "a fused kernel needs a row domain of rank 1 or more"
-    hidden = domain[-1]
-    for op in ops:
-        reduces = op.name in FUSABLE_REDUCTIONS or op.name == "hl.softmax"
-        if reduces and _shape(op.operands[0])[-1] != hidden:
-            return f"'{op.name}' in a fused kernel reduces a whole row of {hidden} elements"
-    for output in outputs:
-        shape = _shape(output)
-        if len(shape) != len(domain) or shape[:-1] != domain[:-1] or shape[-1] not in (1, hidden):
-            return (
-                f"a fused result must cover every row of {list(domain)}, not have shape "
-                f"{list(shape)}"
-            )
-    return None
-
-
-def _element_count(value: SSAValue) -> int:
-    count = 1
-    for size in _shape(value):
-        count *= size
-    return count
-
-
-def row_reduction_problem(op: Operation) -> str | None:
-    source = _shape(op.operands[0])
-    rank = len(source)
-    if op.name == "hl.softmax":
-        dims: tuple[int, ...] = (int_value(op.properties["dim"]),)
-        keepdim = True
-    else:
-        dims = int_list(op.properties["dims"])  # type: ignore[arg-type]
-        keepdim = "keepdim" in op.properties
-    if rank == 0 or [d % rank for d in dims] != [rank - 1] or not keepdim:
-        return f"'{op.name}' in a fused kernel reduces the last dimension only, with keepdim"
-    return None
 
 
 def body_problem(
@@ -222,10 +110,14 @@ class FusedOp(IRDLOperation):
 
 
 __all__ = [
+    "FLOAT_TYPES",
     "FUSABLE",
+    "FUSABLE_ELEMENTWISE",
+    "FUSABLE_MOVES",
+    "FUSABLE_REDUCTIONS",
     "FusedOp",
     "YieldOp",
     "body_problem",
-    "row_domain",
     "row_program_problem",
+    "row_reduction_problem",
 ]

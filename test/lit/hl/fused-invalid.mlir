@@ -99,3 +99,112 @@ func.func @broadcast_result(%x: tensor<4x8xf32>, %w: tensor<8xf32>) -> tensor<8x
   }
   func.return %r : tensor<8xf32>
 }
+
+// -----
+
+// A transpose in a fused kernel is a load of a kernel input with permuted rows: not of
+// a value the kernel computes (its rows are in other programs' registers).
+func.func @transpose_computed(%x: tensor<2x3x8xf32>) -> tensor<3x2x8xf32> {
+  // expected-error @+1 {{'hl.fused' 'hl.transpose' in a fused kernel permutes a kernel input only}}
+  %r = hl.fused(%x) : (tensor<2x3x8xf32>) -> tensor<3x2x8xf32> {
+  ^bb0(%a: tensor<2x3x8xf32>):
+    %e = hl.exp %a : tensor<2x3x8xf32> -> tensor<2x3x8xf32>
+    %t = hl.transpose %e {permutation = array<i64: 1, 0, 2>} : tensor<2x3x8xf32> -> tensor<3x2x8xf32>
+    hl.yield %t : tensor<3x2x8xf32>
+  }
+  func.return %r : tensor<3x2x8xf32>
+}
+
+// -----
+
+// ... nor one that moves the last dimension (the columns of a row would be strided).
+func.func @transpose_last(%x: tensor<8x4xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'hl.fused' 'hl.transpose' in a fused kernel keeps the last dimension in place}}
+  %r = hl.fused(%x) : (tensor<8x4xf32>) -> tensor<4x8xf32> {
+  ^bb0(%a: tensor<8x4xf32>):
+    %t = hl.transpose %a {permutation = array<i64: 1, 0>} : tensor<8x4xf32> -> tensor<4x8xf32>
+    %n = hl.neg %t : tensor<4x8xf32> -> tensor<4x8xf32>
+    hl.yield %n : tensor<4x8xf32>
+  }
+  func.return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// A slice of a fused kernel shifts the columns of the row: last dimension, step 1.
+func.func @slice_step(%x: tensor<4x8xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{'hl.fused' 'hl.slice' in a fused kernel has step 1}}
+  %r = hl.fused(%x) : (tensor<4x8xf32>) -> tensor<4x4xf32> {
+  ^bb0(%a: tensor<4x8xf32>):
+    %s = hl.slice %a {dim = 1 : i64, start = 0 : i64, end = 8 : i64, step = 2 : i64} : tensor<4x8xf32> -> tensor<4x4xf32>
+    hl.yield %s : tensor<4x4xf32>
+  }
+  func.return %r : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @slice_rows(%x: tensor<4x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'hl.fused' 'hl.slice' in a fused kernel works on the last dimension only}}
+  %r = hl.fused(%x) : (tensor<4x8xf32>) -> tensor<2x8xf32> {
+  ^bb0(%a: tensor<4x8xf32>):
+    %s = hl.slice %a {dim = 0 : i64, start = 0 : i64, end = 2 : i64, step = 1 : i64} : tensor<4x8xf32> -> tensor<2x8xf32>
+    hl.yield %s : tensor<2x8xf32>
+  }
+  func.return %r : tensor<2x8xf32>
+}
+
+// -----
+
+// One column of a wider row would be a scalar read at a fixed column: not emitted.
+func.func @slice_one_column(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'hl.fused' 'hl.slice' in a fused kernel keeps at least two columns of a wider row}}
+  %r = hl.fused(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32> {
+  ^bb0(%a: tensor<4x8xf32>):
+    %s = hl.slice %a {dim = 1 : i64, start = 3 : i64, end = 4 : i64, step = 1 : i64} : tensor<4x8xf32> -> tensor<4x1xf32>
+    %m = hl.mul %a, %s : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+    hl.yield %m : tensor<4x8xf32>
+  }
+  func.return %r : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @cat_rows(%x: tensor<2x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'hl.fused' 'hl.cat' in a fused kernel works on the last dimension only}}
+  %r = hl.fused(%x) : (tensor<2x8xf32>) -> tensor<4x8xf32> {
+  ^bb0(%a: tensor<2x8xf32>):
+    %c = hl.cat %a, %a {dim = 0 : i64} : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<4x8xf32>
+    hl.yield %c : tensor<4x8xf32>
+  }
+  func.return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// A softmax keeps its row in registers: it cannot be read at shifted columns.
+func.func @softmax_shifted(%x: tensor<4x8xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{'hl.fused' a softmax in a fused kernel is read at its own columns only (not sliced, nor concatenated after another piece)}}
+  %r = hl.fused(%x) : (tensor<4x8xf32>) -> tensor<4x4xf32> {
+  ^bb0(%a: tensor<4x8xf32>):
+    %s = hl.softmax %a {dim = -1 : i64} : tensor<4x8xf32> -> tensor<4x8xf32>
+    %h = hl.slice %s {dim = 1 : i64, start = 4 : i64, end = 8 : i64, step = 1 : i64} : tensor<4x8xf32> -> tensor<4x4xf32>
+    hl.yield %h : tensor<4x4xf32>
+  }
+  func.return %r : tensor<4x4xf32>
+}
+
+// -----
+
+// A reduction covers a whole row: not a slice narrower than the widest value.
+func.func @partial_row_sum(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'hl.fused' 'hl.sum' in a fused kernel reduces a whole row of 8 elements}}
+  %r = hl.fused(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32> {
+  ^bb0(%a: tensor<4x8xf32>):
+    %h = hl.slice %a {dim = 1 : i64, start = 0 : i64, end = 4 : i64, step = 1 : i64} : tensor<4x8xf32> -> tensor<4x4xf32>
+    %s = hl.sum %h {dims = array<i64: -1>, keepdim} : tensor<4x4xf32> -> tensor<4x1xf32>
+    %m = hl.mul %a, %s : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+    hl.yield %m : tensor<4x8xf32>
+  }
+  func.return %r : tensor<4x8xf32>
+}
