@@ -123,6 +123,8 @@ def _bind_sdpa(params: Params, shape: Shape, dtype: torch.dtype) -> Kernel:
         value: torch.Tensor,
         mask: torch.Tensor | None = None,
     ) -> torch.Tensor:
+        if query.is_cuda:
+            query, key, value = (_dense_on_cuda(t) for t in (query, key, value))
         return F.scaled_dot_product_attention(
             query,
             key,
@@ -134,6 +136,19 @@ def _bind_sdpa(params: Params, shape: Shape, dtype: torch.dtype) -> Kernel:
         )
 
     return sdpa
+
+
+def _dense_on_cuda(tensor: torch.Tensor) -> torch.Tensor:
+    """A strided SDPA operand made dense before a CUDA attention kernel reads it.
+
+    torch's memory-efficient CUDA attention kernel returns wrong values for non-contiguous
+    inputs (pytorch/pytorch#112577, open), and on the H200 a tiny Llama layer whose value
+    was read through a permuted view (an absorbed transpose) differed from the CPU
+    executor at seq 6 by up to 0.44. So on CUDA a permuted operand is copied here, inside
+    the launch (the copy its transpose launch used to make); the CPU executor reads it
+    strided, which torch computes bit-identically.
+    """
+    return tensor if tensor.is_contiguous() else tensor.contiguous()
 
 
 def _bind_transpose(params: Params, shape: Shape, dtype: torch.dtype) -> Kernel:
