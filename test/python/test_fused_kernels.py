@@ -17,14 +17,15 @@ import pytest
 import torch
 
 from bench.workloads import chain_hl
-from lumir.context import lumir_context
-from lumir.parsing import parse_module_text
-from lumir.passes.fuse_kernels import FuseKernelsPass
-from lumir.passes.pipeline import LumirPipelinePass
 from lumir.runtime import load
-from lumir.runtime.buffers import shaped_type_parts
 from lumir.runtime.cuda_cublaslt import cublaslt_available
 from lumir.testing.fused_check import run_in_interpreter, triton_interpreter_available
+from lumir.testing.programs import (
+    assert_cuda_matches_cpu,
+    compile_text,
+    fuse_kernels_only,
+    seeded_inputs,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -59,45 +60,23 @@ skip_no_triton = pytest.mark.skipif(
 )
 
 
-def _compile(text: str, fuse: bool) -> str:
-    module = parse_module_text(text, "<test>")
-    LumirPipelinePass(fuse_kernels=fuse).apply(lumir_context(), module)
-    return str(module)
-
-
-def _fused_only(text: str) -> str:
-    module = parse_module_text(text, "<test>")
-    FuseKernelsPass().apply(lumir_context(), module)
-    return str(module)
-
-
-def _inputs(text: str, seed: int) -> list[torch.Tensor]:
-    func = next(iter(parse_module_text(text, "<test>").ops))
-    generator = torch.Generator().manual_seed(seed)
-    tensors = []
-    for typ in func.function_type.inputs.data:
-        shape, dtype = shaped_type_parts(typ)
-        tensors.append((0.5 * torch.randn(shape, generator=generator)).to(dtype))
-    return tensors
-
-
 @pytest.mark.parametrize("name", sorted(WORKLOADS))
 def test_fused_program_is_bit_identical_to_unfused_on_cpu(name: str) -> None:
     text = WORKLOADS[name]
-    fused, unfused = _compile(text, True), _compile(text, False)
+    fused, unfused = compile_text(text, True), compile_text(text, False)
     assert "cublaslt_rt.fused_launch" in fused
     assert "cublaslt_rt.fused_launch" not in unfused
     assert fused.count("cublaslt_rt.launch ") < unfused.count("cublaslt_rt.launch ")
     fused_program, unfused_program = load(fused), load(unfused)
     for seed in (0, 1):
-        inputs = _inputs(text, seed)
+        inputs = seeded_inputs(text, seed)
         got, want = fused_program(*inputs), unfused_program(*inputs)
         assert torch.equal(got, want)
 
 
 def test_chain_fuses_each_norm_into_one_kernel() -> None:
     """Per block: the RMSNorm's 8 launches become one; the residual add is the GEMM's C."""
-    fused, unfused = _compile(WORKLOADS["chain"], True), _compile(WORKLOADS["chain"], False)
+    fused, unfused = compile_text(WORKLOADS["chain"], True), compile_text(WORKLOADS["chain"], False)
     assert unfused.count("cublaslt_rt.launch ") == 8 * 2
     assert fused.count("cublaslt_rt.fused_launch") == 2
     assert fused.count("cublaslt_rt.launch ") == 0
@@ -114,7 +93,7 @@ def _f32(text: str) -> str:
 def test_generated_triton_matches_the_reference(name: str, storage: str, tmp_path) -> None:
     text = WORKLOADS[name] if storage == "bf16" else _f32(WORKLOADS[name])
     path = tmp_path / "fused.mlir"
-    path.write_text(_fused_only(text))
+    path.write_text(fuse_kernels_only(text))
     # f32: the same f32 operations, up to the order of a row sum. bf16: the kernel rounds
     # where torch does, but rsqrt / sigmoid may differ in their last f32 bit, which can
     # move a bf16 rounding: two bf16 steps (2**-6 of the value) at most.
@@ -127,7 +106,7 @@ def test_generated_triton_matches_the_reference(name: str, storage: str, tmp_pat
 @skip_no_triton
 def test_generated_source_is_the_same_in_every_process(tmp_path) -> None:
     path = tmp_path / "fused.mlir"
-    path.write_text(_fused_only(WORKLOADS["rmsnorm_swiglu"]))
+    path.write_text(fuse_kernels_only(WORKLOADS["rmsnorm_swiglu"]))
     sources = {
         run_in_interpreter(path, atol=1.0, rtol=1.0, hash_seed=seed)["source"]
         for seed in ("0", "4242")
@@ -145,15 +124,7 @@ def test_generated_source_is_the_same_in_every_process(tmp_path) -> None:
 @pytest.mark.parametrize("cuda_graph", [False, True], ids=["eager", "graph"])
 def test_fused_cuda_program_matches_cpu(name: str, cuda_graph: bool) -> None:
     pytest.importorskip("triton")
-    text = WORKLOADS[name]
-    fused = _compile(text, True)
-    cpu, gpu = load(fused), load(fused, device="cuda", cuda_graph=cuda_graph)
-    for seed in (0, 1):
-        inputs = _inputs(text, seed)
-        want = cpu(*inputs)
-        got = gpu(*[t.cuda() for t in inputs])
-        torch.testing.assert_close(got.cpu(), want, rtol=2.0**-6, atol=2.0**-6)
-    gpu.close()
+    assert_cuda_matches_cpu(WORKLOADS[name], cuda_graph)
 
 
 def test_lumir_opt_pipeline_option_fuses(tmp_path) -> None:

@@ -14,14 +14,15 @@ import pytest
 import torch
 
 from bench.workloads import LLAMA_SHAPES, llama_layer_hl
-from lumir.context import lumir_context
-from lumir.parsing import parse_module_text
-from lumir.passes.fuse_kernels import FuseKernelsPass
-from lumir.passes.pipeline import LumirPipelinePass
 from lumir.runtime import load
-from lumir.runtime.buffers import shaped_type_parts
 from lumir.runtime.cuda_cublaslt import cublaslt_available
 from lumir.testing.fused_check import run_in_interpreter, triton_interpreter_available
+from lumir.testing.programs import (
+    assert_cuda_matches_cpu,
+    compile_text,
+    fuse_kernels_only,
+    seeded_inputs,
+)
 
 skip_no_triton = pytest.mark.skipif(
     triton_interpreter_available() is not None,
@@ -114,31 +115,9 @@ SHAPES = {
 }
 
 
-def _fuse(text: str) -> str:
-    module = parse_module_text(text, "<test>")
-    FuseKernelsPass().apply(lumir_context(), module)
-    return str(module)
-
-
-def _compile(text: str, fuse: bool) -> str:
-    module = parse_module_text(text, "<test>")
-    LumirPipelinePass(fuse_kernels=fuse).apply(lumir_context(), module)
-    return str(module)
-
-
-def _inputs(text: str, seed: int) -> list[torch.Tensor]:
-    func = next(iter(parse_module_text(text, "<test>").ops))
-    generator = torch.Generator().manual_seed(seed)
-    tensors = []
-    for typ in func.function_type.inputs.data:
-        shape, dtype = shaped_type_parts(typ)
-        tensors.append((0.5 * torch.randn(shape, generator=generator)).to(dtype))
-    return tensors
-
-
 @pytest.mark.parametrize("shape", sorted(SHAPES))
 def test_each_rotary_is_one_fused_op_with_its_transpose(shape: str) -> None:
-    fused = _fuse(rotary_qk(*SHAPES[shape], "bf16"))
+    fused = fuse_kernels_only(rotary_qk(*SHAPES[shape], "bf16"))
     assert fused.count("hl.fused(") == 2
     outside = fused.split("func.return")[0]
     body_free = [line for line in outside.splitlines() if line.startswith("    %")]
@@ -147,7 +126,7 @@ def test_each_rotary_is_one_fused_op_with_its_transpose(shape: str) -> None:
 
 def test_llama_layer_rotary_fuses_and_stays_bit_identical_on_cpu() -> None:
     text = llama_layer_hl(6, LLAMA_SHAPES["tiny"])
-    fused, unfused = _compile(text, True), _compile(text, False)
+    fused, unfused = compile_text(text, True), compile_text(text, False)
     for kernel in ('"hl.slice"', '"hl.neg"', '"hl.cat"'):
         assert kernel in unfused and kernel not in fused
     # q's and k's transposes joined their rotary; v's and the attention output's are
@@ -157,7 +136,7 @@ def test_llama_layer_rotary_fuses_and_stays_bit_identical_on_cpu() -> None:
     assert "output_permutation" in fused
     fused_program, unfused_program = load(fused), load(unfused)
     for seed in (0, 1):
-        inputs = _inputs(text, seed)
+        inputs = seeded_inputs(text, seed)
         assert torch.equal(fused_program(*inputs), unfused_program(*inputs))
 
 
@@ -169,11 +148,11 @@ def _results(value: object) -> tuple[torch.Tensor, ...]:
 def test_fused_moves_are_bit_identical_to_unfused_on_cpu(name: str) -> None:
     texts = {"rotary_prefill": rotary_qk(*SHAPES["prefill"], "bf16"), **TEXTS}
     text = texts[name]
-    fused, unfused = _compile(text, True), _compile(text, False)
+    fused, unfused = compile_text(text, True), compile_text(text, False)
     assert "cublaslt_rt.fused_launch" in fused
     fused_program, unfused_program = load(fused), load(unfused)
     for seed in (0, 1):
-        inputs = _inputs(text, seed)
+        inputs = seeded_inputs(text, seed)
         got, want = _results(fused_program(*inputs)), _results(unfused_program(*inputs))
         assert len(got) == len(want)
         assert all(torch.equal(g, w) for g, w in zip(got, want, strict=True))
@@ -181,7 +160,7 @@ def test_fused_moves_are_bit_identical_to_unfused_on_cpu(name: str) -> None:
 
 def _interpreted(text: str, tmp_path, body: int, atol: float, rtol: float) -> None:
     path = tmp_path / "fused.mlir"
-    path.write_text(_fuse(text))
+    path.write_text(fuse_kernels_only(text))
     for seed in (0, 1):
         report = run_in_interpreter(path, atol=atol, rtol=rtol, seed=seed, body=body)
         assert report["returncode"] == 0, (report["max_abs_diff"], report["source"])
@@ -218,12 +197,4 @@ def test_generated_cat_and_slice_kernels_match_the_reference(name: str, tmp_path
 @pytest.mark.parametrize("cuda_graph", [False, True], ids=["eager", "graph"])
 def test_fused_llama_layer_on_cuda_matches_cpu(seq: int, cuda_graph: bool) -> None:
     pytest.importorskip("triton")
-    text = llama_layer_hl(seq, LLAMA_SHAPES["tiny"])
-    fused = _compile(text, True)
-    cpu, gpu = load(fused), load(fused, device="cuda", cuda_graph=cuda_graph)
-    for seed in (0, 1):
-        inputs = _inputs(text, seed)
-        want = cpu(*inputs)
-        got = gpu(*[t.cuda() for t in inputs])
-        torch.testing.assert_close(got.cpu(), want, rtol=2.0**-6, atol=2.0**-6)
-    gpu.close()
+    assert_cuda_matches_cpu(llama_layer_hl(seq, LLAMA_SHAPES["tiny"]), cuda_graph)
