@@ -1,0 +1,116 @@
+"""Find the first launch where the CUDA executor leaves a different result from the CPU one.
+
+A whole-program differential test (`programs.assert_cuda_matches_cpu`) says *that* CUDA and
+the reference executor disagree; this says *where*. Both programs are loaded from the same
+lowered function, so their buffers are keyed by the same SSA values. They get the same
+inputs, run launch by launch, and after each launch the values it wrote are compared; the
+CPU's results are then copied into the CUDA buffers, so every launch is judged on
+identical inputs and one wrong kernel does not smear into all that follow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation, SSAValue
+
+from lumir.dialects.cublaslt_rt import FusedLaunchOp, LaunchOp, MatmulOp
+from lumir.runtime.buffers import shaped_type_parts, typed_view
+from lumir.runtime.interpreter import find_function
+from lumir.runtime.program import (
+    PlanFactory,
+    _cpu_plan,
+    _cuda_plan_factory,
+    _largest_workspace,
+    _Loader,
+)
+
+
+@dataclass(frozen=True)
+class LaunchDifference:
+    """One launch's largest disagreement between the two executors."""
+
+    index: int
+    op: str
+    max_abs: float
+    mismatched: int
+    elements: int
+
+
+def _label(op: Operation) -> str:
+    if isinstance(op, LaunchOp):
+        return f"launch {op.kernel.data}"
+    if isinstance(op, FusedLaunchOp):
+        return f"fused ({len(op.body.block.ops)} ops)"
+    return f"matmul {op.plan}"
+
+
+def _written(op: Operation) -> list[SSAValue]:
+    if isinstance(op, MatmulOp):
+        return [op.d]
+    if isinstance(op, LaunchOp):
+        return [op.output]
+    return list(op.outputs)
+
+
+def _typed(buffers: dict, value: SSAValue) -> torch.Tensor:
+    shape, dtype = shaped_type_parts(value.type)
+    return typed_view(buffers[value], shape, dtype)
+
+
+def _plan_factory(device: torch.device, module: ModuleOp) -> tuple[PlanFactory, torch.device]:
+    """The matmul plans of the device under test (the CPU's own for "cpu")."""
+    if device.type == "cuda":
+        return _cuda_plan_factory(device, _largest_workspace(module))
+    return _cpu_plan, device
+
+
+def launch_differences(
+    text: str,
+    inputs: Sequence[torch.Tensor],
+    tolerance: float = 2.0**-6,
+    device: str = "cuda",
+    isolate: bool = True,
+) -> list[LaunchDifference]:
+    """Each launch of `text`'s function (lowered IR) compared between the CPU executor and
+    `device` ("cpu" compares the reference executor with itself: every row is zero).
+
+    `isolate=False` leaves each executor's own results in place, so differences compound
+    as they do in a whole run (the rows then show where they grow)."""
+    from lumir.parsing import parse_module_text
+
+    module = parse_module_text(text, "<launch-diff>")
+    func = find_function(module)
+    factory, target = _plan_factory(torch.device(device), module)
+    cpu_loader, gpu_loader = (
+        _Loader(func, torch.device("cpu"), _cpu_plan),
+        _Loader(func, target, factory),
+    )
+    cpu, gpu = cpu_loader.load(), gpu_loader.load()
+    for given, cpu_input, gpu_input in zip(inputs, cpu._inputs, gpu._inputs, strict=True):
+        cpu_input.copy_(given)
+        gpu_input.copy_(given)
+    ops = [op for op in func.body.block.ops if isinstance(op, (MatmulOp, LaunchOp, FusedLaunchOp))]
+    report = []
+    for index, (op, on_cpu, on_gpu) in enumerate(zip(ops, cpu.launches, gpu.launches, strict=True)):
+        on_cpu()
+        on_gpu()
+        if target.type == "cuda":
+            torch.cuda.synchronize()
+        worst, mismatched, elements = 0.0, 0, 0
+        for value in _written(op):
+            want = _typed(cpu_loader.buffers, value)
+            got = _typed(gpu_loader.buffers, value)
+            diff = (got.cpu().float() - want.float()).abs()
+            bad = diff > tolerance * (1 + want.float().abs())
+            worst = max(worst, float(diff.max()) if diff.numel() else 0.0)
+            mismatched += int(bad.sum())
+            elements += diff.numel()
+            if isolate:
+                got.copy_(want)
+        report.append(LaunchDifference(index, _label(op), worst, mismatched, elements))
+    gpu.close()
+    return report
