@@ -147,6 +147,9 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
         help="the backend option fuse_kernels (default on; --no-fuse-kernels turns it off)",
     )
     parser.add_argument("--only-logits", action="store_true", help="run the logits checks only")
+    parser.add_argument(
+        "--skip-chain", action="store_true", help="leave out the 20-process residual chain"
+    )
     return parser.parse_args(argv)
 
 
@@ -234,6 +237,9 @@ def _checks(argv: list[str] | None) -> int:
     del model, compiled, compiled_decode, reference
     torch.cuda.empty_cache()
 
+    if args.skip_chain:
+        print(f"total {time.perf_counter() - start:.0f} s")
+        return failures
     with ThreadPoolExecutor(max_workers=4) as pool:
         errors = list(pool.map(lambda s: relative_error(s, 2048, 6, "strict", "cuda"), range(20)))
     ok = max(errors) < 5e-2

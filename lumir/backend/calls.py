@@ -78,6 +78,8 @@ class CallPlan:
         """`in_place`: program results that are a caller's tensor updated in place
         (lumir.backend.in_place); they are returned as they are, not copied out."""
         self.program = program
+        self.calls = 0
+        """Calls served; a partition reads it when the plan goes stale."""
         sources = imported.arguments
         bound = [i for i in range(len(sources)) if i in program.static]
         copied = [i for i in range(len(sources)) if i not in program.static]
@@ -120,6 +122,7 @@ class CallPlan:
     def __call__(self, args: Sequence[object]) -> object:
         if not self.pointers_unchanged(args):
             return STALE
+        self.calls += 1
         return self.outputs(self.program.run_unchecked(self.fetch(args)))
 
     def pointers_unchanged(self, args: Sequence[object]) -> bool:

@@ -7,8 +7,9 @@ ones re-type the fused template (lumir.backend.retype) and only fuse again when 
 not fit. Compiled shapes live in a bounded LRU cache.
 
 Inputs that are the model's parameters, buffers or tensor constants ("static": their
-storage outlives the call) are bound to the program by storage at load time; every
-other input is copied into the program once per call. Each call compares the static
+storage outlives the call) are bound to the program by storage at load time, and so
+are the inputs the graph mutates (until they are seen to move on every call); every other
+input is copied into the program once per call. Each call compares the static
 inputs' data pointers with the bound ones: a parameter replaced by a new tensor (not
 updated in place) makes the program load again against the new storage. The per-call
 work is a `CallPlan` (lumir.backend.calls), keyed by the call's dynamic sizes alone.
@@ -81,6 +82,8 @@ class CompiledPartition(torch.nn.Module):
         writes it in place when that argument is bound by address)."""
         super().__init__()
         self.updates = dict(updates or {})
+        self.mutated_inputs = frozenset(self.updates.values())
+        self.bind_mutated = True
         self.graph_module = graph_module
         self.static_inputs = static_inputs
         self.device = device
@@ -193,6 +196,12 @@ class CompiledPartition(torch.nn.Module):
     def _plan(self, entry: _Specialisation, args: Sequence[object]) -> CallPlan:
         """Load the program against the call's weights (again, when they were rebound)
         and build its call plan."""
+        if entry.plan is not None and entry.plan.calls <= 1 and self.mutated_inputs:
+            # A bound input moved after a single call: when the mutated inputs are
+            # fresh tensors on every call, binding them would mean a reload per call,
+            # so from now on they are copied in. (A cache that lives for a whole
+            # generation and is then replaced costs one reload per generation.)
+            self.bind_mutated = False
         arguments = [self._argument(source, args) for source in entry.imported.arguments]
         static = [i for i, s in enumerate(entry.imported.arguments) if self._is_static(s)]
         entry.program, in_place = self._load(entry, arguments, static)
@@ -214,7 +223,14 @@ class CompiledPartition(torch.nn.Module):
         return value
 
     def _is_static(self, source: int | str) -> bool:
-        return isinstance(source, str) or source in self.static_inputs
+        """Bound by address: parameters, buffers and tensor constants, and the inputs
+        the graph mutates (a KV cache: its storage is where the update must land, and
+        a cache built inside the compiled call is never marked static by Dynamo)."""
+        return (
+            isinstance(source, str)
+            or source in self.static_inputs
+            or (self.bind_mutated and source in self.mutated_inputs)
+        )
 
     def _load(
         self, entry: _Specialisation, arguments: list[torch.Tensor], static: list[int]

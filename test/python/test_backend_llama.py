@@ -84,6 +84,38 @@ def test_greedy_decoding_with_kv_cache_matches_eager_and_fuses_once_per_graph():
     assert max(p.specialisations for p in partitions) >= 10
 
 
+def greedy_static(model, config, ids: torch.Tensor, tokens: int = 8) -> list[int]:
+    """Greedy decoding over a StaticCache made fresh here: it is initialised inside the
+    first compiled call, so Dynamo never marks its tensors static."""
+    cache = transformers.StaticCache(config=config, max_cache_len=ids.shape[1] + tokens)
+    step, out, position = ids, [], 0
+    for _ in range(tokens):
+        positions = torch.arange(position, position + step.shape[1])
+        logits = model(step, past_key_values=cache, cache_position=positions).logits
+        position += step.shape[1]
+        step = logits[:, -1].argmax(-1, keepdim=True)
+        out.append(int(step))
+    return out
+
+
+@torch.no_grad()
+def test_a_static_cache_built_inside_the_compiled_call_is_updated_in_place():
+    torch._dynamo.reset()
+    stats.reset()
+    model, config = tiny_llama(torch.bfloat16)
+    expected = greedy_static(model, config, _ids())
+    compiled = torch.compile(model, backend="lumir")
+    assert greedy_static(compiled, config, _ids()) == expected
+    decode = stats.GRAPHS[-1].partitions[0]
+    # every layer's keys and values (and the cache's length counter) written where they live
+    assert decode.in_place_updates >= 2 * config.num_hidden_layers
+    assert decode.loads == 1
+    # a second generation brings a new cache: one reload, and still in place
+    assert greedy_static(compiled, config, _ids()) == expected
+    assert decode.in_place_updates >= 2 * config.num_hidden_layers
+    assert decode.loads <= 2
+
+
 @torch.no_grad()
 def test_whole_llama_is_one_partition_without_fallback(capsys):
     torch._dynamo.reset()

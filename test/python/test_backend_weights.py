@@ -141,3 +141,26 @@ def test_a_pointer_check_that_rejects_the_arguments_is_not_used(monkeypatch):
         torch.testing.assert_close(compiled(x), model(x), atol=1e-5, rtol=1e-5)
     (partition,) = _programs()
     assert partition.loads == 1
+
+
+@torch.no_grad()
+def test_an_input_mutated_in_a_fresh_tensor_every_call_stops_being_bound():
+    """A mutated input is bound by address (a cache lives across calls); one that is a
+    new tensor on every call is copied in after the first move, not reloaded per call."""
+    torch._dynamo.reset()
+    stats.reset()
+    weight = torch.randn(8, 8)
+
+    def step(state):
+        state.index_copy_(0, torch.tensor([1]), torch.ones(1, 8))
+        return state @ weight
+
+    compiled = torch.compile(step, backend="lumir")
+    for seed in range(5):
+        state = torch.randn(4, 8, generator=torch.Generator().manual_seed(seed))
+        expected_state = state.clone()
+        expected = step(expected_state)
+        torch.testing.assert_close(compiled(state), expected, atol=1e-5, rtol=1e-5)
+        torch.testing.assert_close(state, expected_state)  # the mutation reached the caller
+    (partition,) = _programs()
+    assert partition.loads <= 2
