@@ -30,16 +30,15 @@ def main(argv: list[str] | None = None) -> int:
     group.add_argument("--mlir", type=Path, help="a lowered module")
     parser.add_argument("--int-high", type=int, default=2, help="integer inputs in [0, N)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument(
-        "--propagate", action="store_true", help="let differences compound (no re-sync)"
-    )
+    parser.add_argument("--propagate", action="store_true", help="let differences compound")
     args = parser.parse_args(argv)
     if args.layer is not None:
         text = compile_text(llama_layer_hl(args.layer, LLAMA_SHAPES["tiny"]), True)
     else:
         text = args.mlir.read_text()
+    generator = torch.Generator().manual_seed(args.seed)
     inputs = [
-        t.abs().to(torch.float32).mul(2 * args.int_high).long().clamp(0, args.int_high - 1)
+        torch.randint(0, args.int_high, t.shape, generator=generator, dtype=t.dtype)
         if not t.is_floating_point() and t.dtype != torch.bool
         else t
         for t in seeded_inputs(text, args.seed)

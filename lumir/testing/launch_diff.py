@@ -90,9 +90,9 @@ def launch_differences(
         _Loader(func, target, factory),
     )
     cpu, gpu = cpu_loader.load(), gpu_loader.load()
-    for given, cpu_input, gpu_input in zip(inputs, cpu._inputs, gpu._inputs, strict=True):
-        cpu_input.copy_(given)
-        gpu_input.copy_(given)
+    for given, argument in zip(inputs, func.body.block.args, strict=True):
+        _typed(cpu_loader.buffers, argument).copy_(given)
+        _typed(gpu_loader.buffers, argument).copy_(given)
     ops = [op for op in func.body.block.ops if isinstance(op, (MatmulOp, LaunchOp, FusedLaunchOp))]
     report = []
     for index, (op, on_cpu, on_gpu) in enumerate(zip(ops, cpu.launches, gpu.launches, strict=True)):
