@@ -12,7 +12,7 @@ both executors.
 """
 
 from lumir.runtime.interpreter import interpret, unfused_matmul
-from lumir.runtime.program import DeviceUnavailableError, Program, load
+from lumir.runtime.program import DeviceUnavailableError, GraphCaptureWarning, Program, load
 from lumir.runtime.reference_gemm import (
     GemmBufferError,
     GemmDescriptorError,
@@ -24,6 +24,7 @@ __all__ = [
     "DeviceUnavailableError",
     "GemmBufferError",
     "GemmDescriptorError",
+    "GraphCaptureWarning",
     "Program",
     "ReferenceGemmPlan",
     "interpret",

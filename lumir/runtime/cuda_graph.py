@@ -9,7 +9,8 @@ static buffers, captures them once and replays the graph on every call.
 API for the program executor:
 
     launches = [plan.run, lambda: torch.add(x, y, out=z), other_plan.run]
-    program = CudaGraphProgram(launches)   # warm-up, then capture
+    static_input.copy_(first_input)        # the warm-up is a real run: inputs first
+    program = CudaGraphProgram(launches)   # warm-up (the first call's work), capture
     static_input.copy_(new_input)          # the caller refreshes inputs in place
     program.replay()                       # on torch's current stream
     result = static_output.clone()         # before the next replay overwrites it
@@ -39,13 +40,21 @@ import torch
 Launch = Callable[[], object]
 
 
+class GraphCaptureError(RuntimeError):
+    """The warm-up ran, the capture failed (a launch that synchronises, say); the
+    error that stopped it is `__cause__`."""
+
+
 class CudaGraphProgram:
     """A list of launches captured into one `torch.cuda.CUDAGraph`.
 
     Construction runs the launches `warmup` times on a side stream, then captures them
     once on that stream. Warming up first is what lets capture succeed: cuBLASLt loads
     its kernels lazily on first use, torch creates its cuBLAS handles and workspaces
-    lazily per stream, and none of that may happen during capture.
+    lazily per stream, and none of that may happen during capture. The warm-up runs
+    are real runs on whatever the buffers hold, so the inputs must be in place first:
+    a launch that updates a tensor in place (a KV cache) updates it `warmup` times.
+    Raises `GraphCaptureError` when the warm-up ran but the capture failed.
 
     Args:
         launches: the program's launches in order (see the module docstring's rules).
@@ -82,8 +91,11 @@ class CudaGraphProgram:
                     self.run_eager()
             caller.wait_stream(side)
             graph = torch.cuda.CUDAGraph()
-            with torch.cuda.graph(graph, pool=pool, stream=side):
-                self.run_eager()
+            try:
+                with torch.cuda.graph(graph, pool=pool, stream=side):
+                    self.run_eager()
+            except Exception as error:
+                raise GraphCaptureError("capturing the launches failed") from error
         return graph
 
     def run_eager(self) -> None:

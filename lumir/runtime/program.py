@@ -13,8 +13,15 @@ Loading and running are separate phases, as they are for cuBLASLt itself:
   `lumir.runtime.fused_kernels`), and keep the result as a flat tuple of zero-argument
   launches;
 - run: copy the caller's tensors into the static input buffers, call the launches in
-  order (on CUDA: replay the CUDA graph they were captured into at load time), and
-  return copies of the output buffers.
+  order (on CUDA: replay the CUDA graph they were captured into during the first run),
+  and return copies of the output buffers.
+
+Nothing runs at load time. A program may write a caller's tensor in place (a KV cache
+bound by address, `lumir.backend.in_place`), and at load time its input buffers hold
+no call's values yet: running it then (as a warm-up before capture) would write
+garbage into the caller's cache, or index it out of bounds. So the first run is the
+warm-up: it runs the launches on its real inputs, then captures them without running
+them again.
 
 Everything that can fail on the user's program fails at load time, with the location of
 the op at fault; the run phase does no checking and no decoding.
@@ -131,15 +138,36 @@ class Program:
         self._copied = tuple(i for i in range(len(self._inputs)) if i not in static)
         self._targets = tuple(self._inputs[i] for i in self._copied)
         self._graph: CudaGraphProgram | None = None
+        self._capture_pending = False
         self._closed = False
 
     def capture(self) -> None:
-        """Capture the launches into one CUDA graph that later calls replay (CUDA only)."""
+        """Replay one CUDA graph of the launches from the next run on (CUDA only).
+
+        The graph is captured during that run: its launches run once on the run's
+        inputs (the warm-up capture needs, and the run's result), then are captured
+        without running (module docstring: nothing runs before a call's inputs are
+        in place). Should capture itself fail, the warm-up's result stands and the
+        program keeps running launch by launch, with a `GraphCaptureWarning`.
+        """
         if self.device.type != "cuda":
             raise ValueError(f"only CUDA programs can be captured, this one runs on {self.device}")
-        from lumir.runtime.cuda_graph import CudaGraphProgram
+        self._capture_pending = self._graph is None
 
-        self._graph = CudaGraphProgram(self.launches, device=self.device)
+    @property
+    def captured(self) -> bool:
+        """Whether runs replay a captured CUDA graph (true from the first run on)."""
+        return self._graph is not None
+
+    def _execute(self) -> None:
+        if self._graph is not None:
+            self._graph.replay()
+        elif self._capture_pending:
+            self._capture_pending = False
+            self._graph = _warm_up_and_capture(self)
+        else:
+            for launch in self.launches:
+                launch()
 
     def __call__(self, *inputs: torch.Tensor) -> torch.Tensor | tuple[torch.Tensor, ...]:
         if self._closed:
@@ -148,11 +176,7 @@ class Program:
         check_inputs(f"program @{self.name}", expected, inputs)
         for index, given in zip(self._copied, inputs, strict=True):
             self._inputs[index].copy_(given)
-        if self._graph is not None:
-            self._graph.replay()
-        else:
-            for launch in self.launches:
-                launch()
+        self._execute()
         results = tuple(output.clone() for output in self._outputs)
         return results[0] if len(results) == 1 else results
 
@@ -164,11 +188,7 @@ class Program:
         """
         for target, given in zip(self._targets, inputs, strict=True):
             target.copy_(given)
-        if self._graph is not None:
-            self._graph.replay()
-        else:
-            for launch in self.launches:
-                launch()
+        self._execute()
         return self._outputs
 
     def close(self) -> None:
@@ -179,6 +199,7 @@ class Program:
         if self._graph is not None:
             self._graph.close()
             self._graph = None
+        self._capture_pending = False
         for plan in self.plans:
             close = getattr(plan, "close", None)  # CUDA plans own cuBLASLt descriptors
             if close is not None:
@@ -204,8 +225,9 @@ def load(
         function: the function to load; by default the module's only one.
         verify: verify the module first. Only tests set this to False, to run a program
             the verifier would refuse (docs/design.md's bug) and watch it go wrong.
-        cuda_graph: on CUDA, capture the launches into one CUDA graph and replay it on
-            each call (the default); False runs them one by one.
+        cuda_graph: on CUDA, capture the launches into one CUDA graph during the first
+            call and replay it on every later one (the default); False runs them one
+            by one.
         static_inputs: argument index -> a tensor the argument is bound to by storage
             (`lumir.runtime.binding`): contiguous, exactly the argument's shape, dtype
             and device. The program reads it in place and `__call__` no longer takes it.
@@ -241,6 +263,30 @@ def load(
     if target.type == "cuda" and cuda_graph:
         program.capture()
     return program
+
+
+class GraphCaptureWarning(RuntimeWarning):
+    """A program's launches ran but could not be captured into a CUDA graph; the
+    program runs them one by one (correct, with a launch's host cost each)."""
+
+
+def _warm_up_and_capture(program: Program) -> CudaGraphProgram | None:
+    """Run `program`'s launches once (this run's work) and capture them; `None`, with a
+    warning, when only the capture failed."""
+    from lumir.runtime.cuda_graph import CudaGraphProgram, GraphCaptureError
+
+    try:
+        return CudaGraphProgram(program.launches, device=program.device)
+    except GraphCaptureError as error:
+        import warnings
+
+        warnings.warn(
+            f"program @{program.name}: could not capture a CUDA graph, its launches run "
+            f"one by one: {error.__cause__!r}",
+            GraphCaptureWarning,
+            stacklevel=4,
+        )
+        return None
 
 
 def _parse(text: str) -> ModuleOp:

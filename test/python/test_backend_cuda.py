@@ -71,3 +71,29 @@ def test_greedy_decoding_on_cuda_matches_eager():
         return out
 
     assert greedy(torch.compile(model, backend="lumir")) == greedy(model)
+
+
+@torch.no_grad()
+def test_greedy_decoding_with_a_static_cache_on_cuda_matches_eager_and_updates_in_place():
+    """The StaticCache is bound by address and written in place by the captured graph;
+    the call that captures it must update it exactly once (no warm-up on stale inputs)."""
+    torch._dynamo.reset()
+    stats.reset()
+    model, config = _tiny_llama()
+    ids = torch.randint(0, 128, (1, 6), device="cuda")
+
+    def greedy(m):
+        cache = transformers.StaticCache(config=config, max_cache_len=ids.shape[1] + 16)
+        step, out, position = ids, [], 0
+        for _ in range(16):
+            positions = torch.arange(position, position + step.shape[1], device="cuda")
+            logits = m(step, past_key_values=cache, cache_position=positions).logits
+            position += step.shape[1]
+            step = logits[:, -1].argmax(-1, keepdim=True)
+            out.append(int(step))
+        return out
+
+    expected = greedy(model)
+    assert greedy(torch.compile(model, backend="lumir")) == expected
+    decode = stats.GRAPHS[-1].partitions[0]
+    assert decode.in_place_updates >= 2 * config.num_hidden_layers

@@ -230,3 +230,41 @@ def test_cuda_programs_share_one_workspace() -> None:
         assert torch.equal(got, want)
     first.close()
     second.close()
+
+
+CACHE_AND_COUNTER = """
+func.func @step(%cache: memref<1x2x8x4xbf16>, %pos: memref<1xi64>, %kv: memref<1x2x1x4xbf16>,
+                %count: memref<1xi64>, %one: memref<1xi64>)
+    -> (memref<1x2x8x4xbf16>, memref<1xi64>) {
+  cublaslt_rt.launch "hl.index_copy" {dim = 2 : i64}
+      ins(%cache, %pos, %kv : memref<1x2x8x4xbf16>, memref<1xi64>, memref<1x2x1x4xbf16>)
+      outs(%cache : memref<1x2x8x4xbf16>)
+  cublaslt_rt.launch "hl.add" ins(%count, %one : memref<1xi64>, memref<1xi64>)
+      outs(%count : memref<1xi64>)
+  func.return %cache, %count : memref<1x2x8x4xbf16>, memref<1xi64>
+}
+"""
+
+
+@pytest.mark.cuda
+@needs_gpu
+def test_a_program_updating_bound_tensors_in_place_runs_once_per_call() -> None:
+    """A KV cache and a length counter bound by address and updated in place: loading
+    runs nothing (the input buffers hold no call's values yet), and the call that
+    captures the CUDA graph updates them once, as every replay after it does."""
+    cache = torch.zeros(1, 2, 8, 4, dtype=torch.bfloat16, device="cuda")
+    count = torch.zeros(1, dtype=torch.int64, device="cuda")
+    program = load(CACHE_AND_COUNTER, device="cuda", static_inputs={0: cache, 3: count})
+    torch.cuda.synchronize()
+    assert not program.captured
+    assert not cache.any() and count.item() == 0
+    expected = torch.zeros_like(cache)
+    for position in (5, 2, 7):
+        kv = torch.full((1, 2, 1, 4), float(position), dtype=torch.bfloat16, device="cuda")
+        one = torch.ones(1, dtype=torch.int64, device="cuda")
+        program(torch.tensor([position], device="cuda"), kv, one)
+        expected[:, :, position] = position
+        assert program.captured
+        assert torch.equal(cache, expected)
+        assert count.item() == (5, 2, 7).index(position) + 1
+    program.close()
