@@ -41,6 +41,8 @@ class BackendOptions:
     """On CUDA, replay each program as one captured CUDA graph."""
     fuse_kernels: bool = True
     """Run fuse-kernels: non-GEMM row chains become one fused (Triton on CUDA) kernel each."""
+    gemv: bool = True
+    """Let one-row bf16/f16 GEMMs run as lumir's GEMV where the cost model says it is faster."""
 
 
 OPTION_NAMES = tuple(f.name for f in fields(BackendOptions))
@@ -121,4 +123,5 @@ def parse_options(
         cache_size=cache_size,
         cuda_graph=_flag("cuda_graph", given.get("cuda_graph", True)),
         fuse_kernels=_flag("fuse_kernels", given.get("fuse_kernels", True)),
+        gemv=_flag("gemv", given.get("gemv", True)),
     )

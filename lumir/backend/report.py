@@ -7,7 +7,7 @@ from collections import Counter
 from xdsl.dialects.builtin import ModuleOp
 
 from lumir.backend.stats import GraphStats
-from lumir.dialects import cublaslt, hl
+from lumir.dialects import cublaslt, cublaslt_rt, hl
 
 REPORT_FIELDS = (
     "matmuls",
@@ -17,6 +17,7 @@ REPORT_FIELDS = (
     "fused_act",
     "fused_alpha",
     "fused_cast",
+    "gemv_calls",
 )
 
 
@@ -37,6 +38,14 @@ def count_fusions(imported: ModuleOp, fused: ModuleOp) -> Counter[str]:
     return counts
 
 
+def count_gemv_plans(lowered: ModuleOp) -> int:
+    """The calls of a lowered module that run as lumir's GEMV (`algorithm = "gemv"`);
+    the others run on cuBLASLt."""
+    return sum(
+        isinstance(op, cublaslt_rt.PlanOp) and op.algorithm.data == "gemv" for op in lowered.ops
+    )
+
+
 def report_line(graph: GraphStats, device: str, precision: str) -> str:
     """`lumir report: graph=... matmuls=... fallback_ops=... compile_ms=...` (one line)."""
     totals: Counter[str] = Counter({name: 0 for name in REPORT_FIELDS})
@@ -55,4 +64,4 @@ def report_line(graph: GraphStats, device: str, precision: str) -> str:
     return "lumir report: " + " ".join(fields)
 
 
-__all__ = ["REPORT_FIELDS", "count_fusions", "report_line"]
+__all__ = ["REPORT_FIELDS", "count_fusions", "count_gemv_plans", "report_line"]

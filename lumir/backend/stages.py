@@ -91,17 +91,18 @@ def fuse(module: ModuleOp, options: BackendOptions, dump: Dumper) -> ModuleOp:
     return module
 
 
-def lower(module: ModuleOp, dump: Dumper, fuse_kernels: bool = True) -> ModuleOp:
+def lower(module: ModuleOp, dump: Dumper, fuse_kernels: bool = True, gemv: bool = True) -> ModuleOp:
     """fuse-kernels unless turned off, then lower-to-cublaslt-rt (modifies `module`).
 
     `lumir.runtime.load` verifies the result. The backend option `fuse_kernels=False`
-    skips fuse-kernels (one launch per hl op).
+    skips fuse-kernels (one launch per hl op); `gemv=False` keeps every plan on
+    cuBLASLt.
     """
     ctx = lumir_context()
     if fuse_kernels:
         FuseKernelsPass().apply(ctx, module)
         module.verify()
         dump("fuse-kernels", module)
-    LowerToCublasltRtPass().apply(ctx, module)
+    LowerToCublasltRtPass(gemv=gemv).apply(ctx, module)
     dump("lower-to-cublaslt-rt", module)
     return module

@@ -80,6 +80,7 @@ from lumir.dialects.cublaslt import (
 )
 from lumir.dtypes import element_byte_width as dtype_byte_width
 from lumir.operand_layout import OPERAND_FIELDS, matrix_layout
+from lumir.plan_algorithms import ALGORITHMS, gemv_problems
 from lumir.verifier import (
     INVARIANT_CHECKS,
     FindingsVerifyException,
@@ -94,9 +95,6 @@ DEFAULT_WORKSPACE_SIZE = 32 * 1024 * 1024
 that its split-K and stream-K kernels stay eligible. The lowering and the CUDA executor
 both default to it."""
 
-ALGORITHMS = ("heuristic",)
-"""How a plan's algorithm is chosen. "heuristic": the first result of
-`cublasLtMatmulAlgoGetHeuristic` for the real buffers, asked once at load time."""
 
 PLAN_INVARIANTS = (Invariant.V1, Invariant.V2, Invariant.V3, Invariant.V7)
 """The invariants that read only the descriptor: a plan checks them."""
@@ -219,6 +217,8 @@ class PlanOp(DescriptorProperties):
                 f"{', '.join(repr(a) for a in ALGORITHMS)}"
             )
         problems += _bias_dtype_problems(descriptor, self.bias_data_type())
+        if self.algorithm.data == "gemv":
+            problems += [f'algorithm = "gemv": {p}' for p in gemv_problems(descriptor)]
         if problems:
             raise FindingsVerifyException([f"@{self.sym_name.data}: {p}" for p in problems])
 

@@ -22,6 +22,7 @@ from xdsl.ir import Attribute
 from lumir.cublaslt_enums import ComputeType, DataType
 from lumir.dtypes import element_byte_width
 from lumir.matmul_descriptor import MatmulDescriptor
+from lumir.plan_algorithms import ALGORITHMS, gemv_problems
 
 HBM_BYTES_PER_SECOND = 4.3e12
 """H200 HBM3e: 4.8 TB/s peak, about 4.3 TB/s reached by streaming kernels."""
@@ -58,6 +59,15 @@ F32_INPUT_FLOPS = 60e12
 FP8_FLOPS = 1580e12
 """FP8 inputs (compute_32f) on tensor cores: twice the bf16 rate."""
 
+GEMV_BYTES_PER_SECOND = 4.0e12
+"""lumir's Triton GEMV (`algorithm = "gemv"`) streaming a one-column call's operands."""
+
+GEMV_LAUNCH_SECONDS = 2.0e-6
+"""Its fixed cost inside a replayed graph. With the rate above this fits what
+`bench/gemv_sweep.py` measured on the H200 for one-row bf16 GEMMs of 2-42 MB
+(2.9-12.0 us), where cuBLASLt took 5.7-13.8 us; for the 525 MB lm_head cuBLASLt's
+118.6 us (4.4 TB/s) stays ahead, which this model also says."""
+
 
 def matrix_rate(compute_type: ComputeType, a_dtype: DataType) -> float:
     """Flops per second of a GEMM with this compute type and A dtype."""
@@ -85,11 +95,44 @@ def matmul_seconds(
     bias: TensorType[Attribute] | None,
     d: TensorType[Attribute],
 ) -> float:
-    """One cuBLASLt call: A, B, C (when read) and bias in, D out, 2*m*n*k flops a batch."""
+    """One call, on the cheaper of the algorithms that can run it (`algorithm_seconds`):
+    the extractor sees what the lowering will pick (`preferred_algorithm`)."""
+    return min(algorithm_seconds(desc, a, b, c, bias, d).values())
+
+
+def algorithm_seconds(
+    desc: MatmulDescriptor,
+    a: TensorType[Attribute],
+    b: TensorType[Attribute],
+    c: TensorType[Attribute] | None,
+    bias: TensorType[Attribute] | None,
+    d: TensorType[Attribute],
+) -> dict[str, float]:
+    """{algorithm: seconds} for every algorithm that can run the call, in `ALGORITHMS`
+    order. cuBLASLt: A, B, C (when read) and bias in, D out, 2*m*n*k flops a batch, at
+    the roofline. The GEMV (when `gemv_problems` allows it): the same bytes at its
+    streaming rate, its math on the CUDA cores never the bound."""
     moved = sum(tensor_bytes(t) for t in (a, b, c, bias, d) if t is not None)
     flops = 2.0 * desc.m * desc.n * desc.k * desc.batch_count
     compute = flops / matrix_rate(desc.compute_type, desc.a_dtype)
-    return max(moved / HBM_BYTES_PER_SECOND, compute) + LAUNCH_SECONDS
+    seconds = {"heuristic": max(moved / HBM_BYTES_PER_SECOND, compute) + LAUNCH_SECONDS}
+    if not gemv_problems(desc):
+        seconds["gemv"] = moved / GEMV_BYTES_PER_SECOND + GEMV_LAUNCH_SECONDS
+    return seconds
+
+
+def preferred_algorithm(
+    desc: MatmulDescriptor,
+    a: TensorType[Attribute],
+    b: TensorType[Attribute],
+    c: TensorType[Attribute] | None,
+    bias: TensorType[Attribute] | None,
+    d: TensorType[Attribute],
+) -> str:
+    """The cheapest algorithm for the call (the first in `ALGORITHMS` on a tie): a pure
+    function of the IR, so every process lowers the call the same way."""
+    seconds = algorithm_seconds(desc, a, b, c, bias, d)
+    return min(seconds, key=lambda name: (seconds[name], ALGORITHMS.index(name)))
 
 
 def kernel_seconds(inputs: Sequence[TensorType[Attribute]], output: TensorType[Attribute]) -> float:

@@ -6,6 +6,9 @@ the same shape and element type (`tensor<...>` -> `memref<...>`):
 - function arguments and results become buffers the caller fills and reads;
 - each `cublaslt.matmul` becomes a module-level `cublaslt_rt.plan` carrying its whole
   descriptor, a `cublaslt_rt.alloc` for D and a `cublaslt_rt.matmul` naming the plan;
+  the plan's `algorithm` is the cost model's pick (`preferred_algorithm`): cuBLASLt's
+  heuristic, or lumir's GEMV for a one-column call it runs faster (unless `gemv` is
+  off);
 - each shape op that leaves a dense buffer's bytes where they are (every reshape; a
   slice of whole leading rows; a transpose or expand that only moves or adds unit
   dimensions) becomes a `cublaslt_rt.view` of its input: no allocation, no kernel;
@@ -55,6 +58,7 @@ from lumir.cublaslt_enums import DataType
 from lumir.diagnostics import LumirDiagnosticError, copy_location, op_diagnostic
 from lumir.dialects import cublaslt, cublaslt_rt, hl
 from lumir.dialects.cublaslt_rt import DEFAULT_WORKSPACE_SIZE, buffer_of
+from lumir.egraph_bridge.cost_model import preferred_algorithm
 from lumir.passes.buffer_plan import share_buffers
 
 
@@ -292,6 +296,11 @@ class LowerToCublasltRtPass(ModulePass):
     share_buffers: bool = True
     """Place intermediates with disjoint lifetimes in shared memory (the buffer plan)."""
 
+    gemv: bool = True
+    """Let a plan run as lumir's GEMV (`algorithm = "gemv"`) where the cost model
+    (`preferred_algorithm`) expects it to beat cuBLASLt: one-column bf16/f16 calls,
+    a decode step's projections. `gemv=false` keeps every plan on cuBLASLt."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         functions = [func for func in op.ops if isinstance(func, FuncOp)]
         for func in functions:
@@ -337,13 +346,28 @@ class LowerToCublasltRtPass(ModulePass):
             name = f"plan{index}"
             index += 1
             bias_dtype = _element_data_type(matmul.bias.type) if matmul.bias is not None else None
-            plan = cublaslt_rt.PlanOp(name, matmul.descriptor(), self.workspace_size, bias_dtype)
+            plan = cublaslt_rt.PlanOp(
+                name,
+                matmul.descriptor(),
+                self.workspace_size,
+                bias_dtype,
+                self._algorithm(matmul),
+            )
             copy_location(matmul, plan)
             names[matmul] = name
             plans.append(plan)
         if plans:
             module.body.block.insert_ops_before(plans, module.body.block.first_op)
         return names
+
+    def _algorithm(self, matmul: cublaslt.MatmulOp) -> str:
+        if not self.gemv:
+            return "heuristic"
+        operands = (matmul.a, matmul.b, matmul.c, matmul.bias, matmul.d)
+        a, b, c, bias, d = (None if v is None else v.type for v in operands)
+        assert isinstance(a, TensorType) and isinstance(b, TensorType)
+        assert isinstance(d, TensorType)
+        return preferred_algorithm(matmul.descriptor(), a, b, c, bias, d)  # type: ignore[arg-type]
 
 
 def _element_data_type(value_type: Attribute) -> DataType | None:

@@ -45,6 +45,10 @@ class LumirPipelinePass(ModulePass):
     what the pipeline printed before fuse-kernels existed.
     """
 
+    gemv: bool = True
+    """Let lower-to-cublaslt-rt run one-column calls as lumir's GEMV where the cost model
+    says it is faster (`algorithm = "gemv"`); `gemv=false` keeps every plan on cuBLASLt."""
+
     def __post_init__(self) -> None:
         if self.stop_after is not None and self.stop_after not in PIPELINE:
             raise LumirDiagnosticError(
@@ -69,6 +73,8 @@ class LumirPipelinePass(ModulePass):
                 # Off, it is no stage at all, so --print-ir-after-all prints what it did before.
                 if self.fuse_kernels:
                     stages.append(pass_class())
+            elif name == "lower-to-cublaslt-rt":
+                stages.append(pass_class(gemv=self.gemv))
             else:
                 stages.append(pass_class())
         return tuple(stages)

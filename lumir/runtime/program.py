@@ -97,6 +97,7 @@ class _PlanExtras:
     bias: torch.Tensor | None
     bias_dtype: DataType | None
     workspace_size: int
+    algorithm: str = "heuristic"
 
 
 class Program:
@@ -346,6 +347,12 @@ def _cuda_plan_factory(
         d: torch.Tensor,
         extras: _PlanExtras,
     ) -> MatmulPlan:
+        if extras.algorithm == "gemv":
+            from lumir.runtime.gemv import GemvPlan
+
+            return GemvPlan(
+                desc, a, b, d, c=extras.c, bias=extras.bias, bias_dtype=extras.bias_dtype
+            )
         return CublasLtMatmulPlan(
             desc,
             a,
@@ -455,6 +462,7 @@ class _Loader:
             bias=self.buffers[op.bias] if op.bias is not None else None,
             bias_dtype=plan.bias_data_type(),
             workspace_size=_workspace_size(plan),
+            algorithm=plan.algorithm.data,
         )
         try:
             built = self.plan_factory(

@@ -212,3 +212,29 @@ def test_fuse_pass_precision_option_is_checked():
         CublasltFusePass(precision="exact").config()
     assert "cast" not in CublasltFusePass(precision="strict").config().rulesets
     assert "cast" in CublasltFusePass(precision="fast").config().rulesets
+
+
+def test_gemv_option_moves_one_row_calls_off_cublaslt(tmp_path):
+    """A one-row bf16 call runs as lumir's GEMV unless `gemv` is off; the report counts
+    it, the lowered IR says it, and on the CPU both compute the same reference GEMM."""
+
+    def run(options: dict, directory: Path):
+        torch._dynamo.reset()
+        stats.reset()
+        torch.manual_seed(0)
+        model = torch.nn.Linear(64, 128).to(torch.bfloat16)
+        x = torch.randn(1, 64, dtype=torch.bfloat16)
+        with torch.no_grad():
+            got = torch.compile(
+                model, backend="lumir", options={"dump_ir": str(directory), **options}
+            )(x)
+        lowered = next(directory.glob("*lower-to-cublaslt-rt.mlir")).read_text()
+        return got, lowered, stats.GRAPHS[0].partitions[0].fused["gemv_calls"]
+
+    got_on, lowered_on, count_on = run({}, tmp_path / "on")
+    got_off, lowered_off, count_off = run({"gemv": False}, tmp_path / "off")
+    assert count_on == 1 and 'algorithm = "gemv"' in lowered_on
+    assert count_off == 0 and 'algorithm = "gemv"' not in lowered_off
+    assert torch.equal(got_on, got_off)
+    with pytest.raises(LumirOptionError, match="'gemv' must be True or False"):
+        parse_options({"gemv": "yes"})
