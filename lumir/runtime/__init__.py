@@ -12,7 +12,13 @@ both executors.
 """
 
 from lumir.runtime.interpreter import interpret, unfused_matmul
-from lumir.runtime.program import DeviceUnavailableError, GraphCaptureWarning, Program, load
+from lumir.runtime.program import (
+    DeviceUnavailableError,
+    GraphCaptureWarning,
+    Program,
+    load,
+    load_with_buffers,
+)
 from lumir.runtime.reference_gemm import (
     GemmBufferError,
     GemmDescriptorError,
@@ -29,6 +35,7 @@ __all__ = [
     "ReferenceGemmPlan",
     "interpret",
     "load",
+    "load_with_buffers",
     "reference_matmul",
     "unfused_matmul",
 ]

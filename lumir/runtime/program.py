@@ -240,6 +240,26 @@ def load(
         DeviceUnavailableError: CUDA was asked for but torch or nvmath cannot provide it.
         StaticInputError: a static input does not fit its argument.
     """
+    program, _ = load_with_buffers(
+        module, device, function=function, verify=verify, static_inputs=static_inputs
+    )
+    if program.device.type == "cuda" and cuda_graph:
+        program.capture()
+    return program
+
+
+def load_with_buffers(
+    module: ModuleOp | str,
+    device: str | torch.device = "cpu",
+    *,
+    function: str | None = None,
+    verify: bool = True,
+    static_inputs: Mapping[int, torch.Tensor] | None = None,
+) -> tuple[Program, Mapping[SSAValue, torch.Tensor]]:
+    """`load(..., cuda_graph=False)`, and the buffer (flat bytes) of every value of the
+    function, keyed by the value of the module given (pass a `ModuleOp` to look them
+    up). For tools that run `program.launches` one by one and read what each wrote
+    (`lumir.testing.launch_diff`); a view's buffer is its byte slice of its root's."""
     if isinstance(module, str):
         module = _parse(module)
     if verify:
@@ -260,10 +280,7 @@ def load(
     bound = bind_static_inputs(func, static_inputs or {}, target)
     loader = _Loader(func, target, factory)
     loader.buffers.update({func.body.block.args[i]: buffer for i, buffer in bound.items()})
-    program = loader.load()
-    if target.type == "cuda" and cuda_graph:
-        program.capture()
-    return program
+    return loader.load(), loader.buffers
 
 
 class GraphCaptureWarning(RuntimeWarning):

@@ -10,23 +10,16 @@ identical inputs and one wrong kernel does not smear into all that follow.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import torch
-from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 
 from lumir.dialects.cublaslt_rt import FusedLaunchOp, LaunchOp, MatmulOp
 from lumir.runtime.buffers import shaped_type_parts, typed_view
 from lumir.runtime.interpreter import find_function
-from lumir.runtime.program import (
-    PlanFactory,
-    _cpu_plan,
-    _cuda_plan_factory,
-    _largest_workspace,
-    _Loader,
-)
+from lumir.runtime.program import load_with_buffers
 
 
 @dataclass(frozen=True)
@@ -56,16 +49,13 @@ def _written(op: Operation) -> list[SSAValue]:
     return list(op.outputs)
 
 
-def _typed(buffers: dict, value: SSAValue) -> torch.Tensor:
+def _typed(buffers: Mapping[SSAValue, torch.Tensor], value: SSAValue) -> torch.Tensor:
     shape, dtype = shaped_type_parts(value.type)
     return typed_view(buffers[value], shape, dtype)
 
 
-def _plan_factory(device: torch.device, module: ModuleOp) -> tuple[PlanFactory, torch.device]:
-    """The matmul plans of the device under test (the CPU's own for "cpu")."""
-    if device.type == "cuda":
-        return _cuda_plan_factory(device, _largest_workspace(module))
-    return _cpu_plan, device
+load_under_test = load_with_buffers
+"""How the device under test is loaded (a test swaps in one whose matmuls are wrong)."""
 
 
 def launch_differences(
@@ -84,15 +74,12 @@ def launch_differences(
 
     module = parse_module_text(text, "<launch-diff>")
     func = find_function(module)
-    factory, target = _plan_factory(torch.device(device), module)
-    cpu_loader, gpu_loader = (
-        _Loader(func, torch.device("cpu"), _cpu_plan),
-        _Loader(func, target, factory),
-    )
-    cpu, gpu = cpu_loader.load(), gpu_loader.load()
+    cpu, cpu_buffers = load_with_buffers(module, "cpu")
+    gpu, gpu_buffers = load_under_test(module, device)
+    target = gpu.device
     for given, argument in zip(inputs, func.body.block.args, strict=True):
-        _typed(cpu_loader.buffers, argument).copy_(given)
-        _typed(gpu_loader.buffers, argument).copy_(given)
+        _typed(cpu_buffers, argument).copy_(given)
+        _typed(gpu_buffers, argument).copy_(given)
     ops = [op for op in func.body.block.ops if isinstance(op, (MatmulOp, LaunchOp, FusedLaunchOp))]
     report = []
     for index, (op, on_cpu, on_gpu) in enumerate(zip(ops, cpu.launches, gpu.launches, strict=True)):
@@ -102,8 +89,8 @@ def launch_differences(
             torch.cuda.synchronize()
         worst, mismatched, elements = 0.0, 0, 0
         for value in _written(op):
-            want = _typed(cpu_loader.buffers, value)
-            got = _typed(gpu_loader.buffers, value)
+            want = _typed(cpu_buffers, value)
+            got = _typed(gpu_buffers, value)
             diff = (got.cpu().float() - want.float()).abs()
             bad = diff > tolerance * (1 + want.float().abs())
             worst = max(worst, float(diff.max()) if diff.numel() else 0.0)

@@ -12,6 +12,10 @@ from __future__ import annotations
 import pytest
 
 from bench.workloads import LLAMA_SHAPES, llama_layer_hl
+from lumir.dialects.cublaslt_rt import FusedLaunchOp, LaunchOp, MatmulOp
+from lumir.runtime import load_with_buffers
+from lumir.runtime.buffers import shaped_type_parts, typed_view
+from lumir.runtime.interpreter import find_function
 from lumir.testing import launch_diff
 from lumir.testing.programs import compile_text, seeded_inputs
 
@@ -27,23 +31,28 @@ def test_the_cpu_executor_agrees_with_itself(layer: str) -> None:
     assert all(row.max_abs == 0.0 and row.mismatched == 0 for row in rows)
 
 
-class _OffByOne:
-    """A matmul plan whose result is its reference result plus 1."""
+RUN_OPS = (MatmulOp, LaunchOp, FusedLaunchOp)
 
-    def __init__(self, desc, a, b, d, extras):
-        self.plan, self.d = launch_diff._cpu_plan(desc, a, b, d, extras), d
 
-    def run(self) -> None:
-        self.plan.run()
-        self.d.add_(1)
+def _off_by_one(module, device):
+    """The program loaded as usual, then every matmul's launch adds 1 to its result."""
+    program, buffers = load_with_buffers(module, device)
+    ops = [op for op in find_function(module).body.block.ops if isinstance(op, RUN_OPS)]
+    launches = []
+    for op, launch in zip(ops, program.launches, strict=True):
+        if isinstance(op, MatmulOp):
+            shape, dtype = shaped_type_parts(op.d.type)
+            result = typed_view(buffers[op.d], shape, dtype)
+            launches.append(lambda launch=launch, result=result: (launch(), result.add_(1)))
+        else:
+            launches.append(launch)
+    program.launches = tuple(launches)
+    return program, buffers
 
 
 @pytest.mark.parametrize("isolate", [True, False])
 def test_a_wrong_matmul_is_named(layer: str, isolate: bool, monkeypatch) -> None:
-    def wrong_plans(device, module):
-        return _OffByOne, device
-
-    monkeypatch.setattr(launch_diff, "_plan_factory", wrong_plans)
+    monkeypatch.setattr(launch_diff, "load_under_test", _off_by_one)
     rows = launch_diff.launch_differences(
         layer, seeded_inputs(layer, 0), device="cpu", isolate=isolate
     )
