@@ -20,9 +20,10 @@ import torch
 
 from lumir.cublaslt_enums import DataType, Operand, Order, Transpose
 from lumir.matmul_descriptor import MatmulDescriptor
-from lumir.operand_layout import matrix_layout
+from lumir.operand_layout import OPERAND_FIELDS, matrix_layout
 from lumir.plan_algorithms import gemv_problems
 from lumir.runtime.buffers import data_type_dtype
+from lumir.runtime.reference_gemm import scale_as_read
 
 
 class GemvPlanError(ValueError):
@@ -75,8 +76,8 @@ class GemvPlan:
             out,
             c=addend,
             bias=offset,
-            alpha=_f32(desc.alpha),
-            beta=_f32(desc.beta),
+            alpha=scale_as_read(desc.alpha, desc.scale_type),
+            beta=scale_as_read(desc.beta, desc.scale_type),
         )
 
     def run(self) -> None:
@@ -94,9 +95,7 @@ def _op_matrix(buffer: torch.Tensor, desc: MatmulDescriptor, operand: Operand) -
     stored = _fitting(
         buffer, data_type_dtype(layout.dtype), (layout.rows, layout.cols), steps, operand.value
     )
-    transposed = operand in (Operand.A, Operand.B) and (
-        (desc.transa if operand is Operand.A else desc.transb) is Transpose.T
-    )
+    transposed = OPERAND_FIELDS[operand].transpose(desc) is Transpose.T
     return stored.t() if transposed else stored
 
 
@@ -115,11 +114,6 @@ def _fitting(
             f"operand {name} reaches {reach} elements of {dtype}, its buffer holds {flat.numel()}"
         )
     return flat.as_strided(shape, strides)
-
-
-def _f32(value: float) -> float:
-    """A scale as cuBLASLt reads it with scale type f32."""
-    return float(torch.tensor(value, dtype=torch.float32))
 
 
 def gemv_config(m: int, k: int) -> tuple[int, int, int]:
@@ -170,7 +164,7 @@ def gemv_launch(
     has_c = c is not None and beta != 0.0
     c_arg = c if has_c else d
     bias_arg = bias if bias is not None else d
-    grid = (triton_cdiv(m, block_m),)
+    grid = (-(-m // block_m),)
     arguments = (
         a,
         x,
@@ -200,10 +194,6 @@ def gemv_launch(
         )
 
     return launch
-
-
-def triton_cdiv(a: int, b: int) -> int:
-    return -(-a // b)
 
 
 __all__ = ["GemvPlan", "GemvPlanError", "gemv_config", "gemv_launch"]

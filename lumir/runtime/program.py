@@ -29,6 +29,7 @@ the op at fault; the run phase does no checking and no decoding.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Protocol
@@ -296,8 +297,6 @@ def _warm_up_and_capture(program: Program) -> CudaGraphProgram | None:
     try:
         return CudaGraphProgram(program.launches, device=program.device)
     except GraphCaptureError as error:
-        import warnings
-
         warnings.warn(
             f"program @{program.name}: could not capture a CUDA graph, its launches run "
             f"one by one: {error.__cause__!r}",

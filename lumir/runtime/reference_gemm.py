@@ -121,7 +121,7 @@ def _compute_inputs(x: torch.Tensor, compute_type: ComputeType) -> torch.Tensor:
     return x
 
 
-def _scale(value: float, scale_type: DataType) -> float:
+def scale_as_read(value: float, scale_type: DataType) -> float:
     """alpha or beta as cuBLASLt reads it: a host scalar of the scale type."""
     return float(torch.tensor(value, dtype=torch.float64).to(data_type_dtype(scale_type)).item())
 
@@ -192,8 +192,8 @@ class ReferenceGemmPlan:
             self._bias = _access(
                 "bias", bias, self.bias_dtype, offsets, f"{self.bias_dtype} vector of {desc.m}"
             )
-        self.alpha = _scale(desc.alpha, desc.scale_type)
-        self.beta = _scale(desc.beta, desc.scale_type)
+        self.alpha = scale_as_read(desc.alpha, desc.scale_type)
+        self.beta = scale_as_read(desc.beta, desc.scale_type)
         # References keep the buffers alive for as long as the plan can run.
         self.buffers = {"a": a, "b": b, "c": c, "d": d, "bias": bias}
 

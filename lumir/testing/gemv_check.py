@@ -40,11 +40,15 @@ def gemv_plans(text: str) -> list[PlanOp]:
     return [op for op in module.ops if isinstance(op, PlanOp) and op.algorithm.data == "gemv"]
 
 
+def _reach(desc: MatmulDescriptor, operand: Operand) -> int:
+    """Elements of the operand's type its layout reaches."""
+    return int(element_offsets(matrix_layout(desc, operand)).max()) + 1
+
+
 def _buffer(desc: MatmulDescriptor, operand: Operand, generator: torch.Generator) -> torch.Tensor:
     """A flat byte buffer exactly as long as the operand's layout reaches, random inside."""
-    layout = matrix_layout(desc, operand)
-    count = int(element_offsets(layout).max()) + 1
-    values = (0.5 * torch.randn(count, generator=generator)).to(data_type_dtype(layout.dtype))
+    dtype = data_type_dtype(matrix_layout(desc, operand).dtype)
+    values = (0.5 * torch.randn(_reach(desc, operand), generator=generator)).to(dtype)
     return values.view(torch.uint8).clone()
 
 
@@ -62,7 +66,7 @@ def check_plan(plan: PlanOp, seed: int) -> tuple[float, bool]:
     if desc.epilogue.reads_bias:
         dtype = data_type_dtype(bias_dtype or desc.d_dtype)
         bias = (0.5 * torch.randn(desc.m, generator=generator)).to(dtype).view(torch.uint8)
-    d_size = _buffer(desc, Operand.D, generator).numel()
+    d_size = _reach(desc, Operand.D) * desc.d_dtype.byte_width
     outputs = []
     for make in (GemvPlan, ReferenceGemmPlan):
         d = torch.zeros(d_size, dtype=torch.uint8)
