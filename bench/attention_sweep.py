@@ -1,0 +1,126 @@
+"""Grouped-query attention on the GPU: repeated key/value heads against packed query rows.
+
+A Llama-1B layer has 32 query heads over 8 key/value heads. Eager (HF's `repeat_kv`)
+and lumir's `hl.sdpa` on CUDA copy each key/value head 4 times so that torch's fused
+kernels accept them (with a mask, neither flash nor memory-efficient attention takes
+`enable_gqa`). When the mask is the same for every head, the 4 query heads that share
+a key/value head can instead be packed as 4x more query rows of that head: q
+[B, Hkv*g, S, D] viewed as [B, Hkv, g*S, D] (a view when S = 1), one attention over
+the unrepeated keys and values, and the result viewed back. This times, inside CUDA
+graphs (as lumir replays them), per call:
+
+- `repeat`: expand + reshape copies of k and v, then SDPA over 32 heads (today's path);
+- `packed`: the packed query rows over 8 heads, no copy of k or v;
+- `enable_gqa`: torch's own grouped-query flag, with the mask (its math path);
+
+and prints each one's max difference from `repeat`.
+
+    PYTHONPATH=$PWD python3 -m bench.attention_sweep [--repeat 32]
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import statistics
+
+import torch
+import torch.nn.functional as F
+
+HEADS, KV_HEADS, DIM = 32, 8, 64
+CASES = [(1, 1), (1, 512), (1, 1024), (6, 6), (128, 128)]
+"""(query rows S, key rows): seq 1 forward, decode over 512 / 1024 cache slots, seq 6, 128."""
+
+
+def _repeat(kv: torch.Tensor, groups: int) -> torch.Tensor:
+    b, h, s, d = kv.shape
+    return kv[:, :, None].expand(b, h, groups, s, d).reshape(b, h * groups, s, d)
+
+
+def repeat_attention(q, k, v, mask):
+    groups = q.shape[1] // k.shape[1]
+    return F.scaled_dot_product_attention(q, _repeat(k, groups), _repeat(v, groups), mask)
+
+
+def packed_attention(q, k, v, mask):
+    b, h, s, d = q.shape
+    kv_heads = k.shape[1]
+    groups = h // kv_heads
+    rows = q.reshape(b, kv_heads, groups * s, d)
+    if mask is not None:  # [B or 1, 1, S, L]: the same rows for every query head
+        mask = mask.expand(b, 1, s, mask.shape[-1])
+        mask = mask[:, :, None].expand(b, 1, groups, s, mask.shape[-1])
+        mask = mask.reshape(b, 1, groups * s, mask.shape[-1])
+    out = F.scaled_dot_product_attention(rows, k, v, mask)
+    return out.reshape(b, h, s, d)
+
+
+def gqa_attention(q, k, v, mask):
+    return F.scaled_dot_product_attention(q, k, v, mask, enable_gqa=True)
+
+
+VARIANTS = {"repeat": repeat_attention, "packed": packed_attention, "enable_gqa": gqa_attention}
+
+
+def graph_time_us(launch, repeat: int, samples: int = 15) -> float:
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        for _ in range(3):
+            launch()
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(repeat):
+            launch()
+    for _ in range(3):
+        graph.replay()
+    times = []
+    for _ in range(samples):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        graph.replay()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1e3 / repeat)
+    return statistics.median(times)
+
+
+def _mask(s: int, length: int, device) -> torch.Tensor:
+    """A causal bool mask of S rows over the last S of `length` positions (a decode
+    step's or a prefill's), [1, 1, S, L]."""
+    rows = torch.arange(length - s, length, device=device)[:, None]
+    cols = torch.arange(length, device=device)[None, :]
+    return (cols <= rows)[None, None]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python3 -m bench.attention_sweep")
+    parser.add_argument("--repeat", type=int, default=32)
+    args = parser.parse_args()
+    device = torch.device("cuda")
+    torch.manual_seed(0)
+    print("| S | L | mask | variant | µs per call | max abs diff vs repeat |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for s, length in CASES:
+        q = torch.randn(1, HEADS, s, DIM, device=device, dtype=torch.bfloat16)
+        k = torch.randn(1, KV_HEADS, length, DIM, device=device, dtype=torch.bfloat16)
+        v = torch.randn(1, KV_HEADS, length, DIM, device=device, dtype=torch.bfloat16)
+        for masked in (True, False):
+            if not masked and s != length and s != 1:
+                continue
+            mask = _mask(s, length, device) if masked else None
+            reference = repeat_attention(q, k, v, mask)
+            for name, variant in VARIANTS.items():
+                try:
+                    out = variant(q, k, v, mask)
+                    diff = (out.float() - reference.float()).abs().max().item()
+                    us = graph_time_us(functools.partial(variant, q, k, v, mask), args.repeat)
+                    print(f"| {s} | {length} | {masked} | {name} | {us:.2f} | {diff:.3g} |")
+                except RuntimeError as error:
+                    first = str(error).splitlines()[0][:80]
+                    print(f"| {s} | {length} | {masked} | {name} | failed: {first} | |")
+
+
+if __name__ == "__main__":
+    main()
