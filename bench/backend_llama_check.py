@@ -21,6 +21,9 @@ Random weights (seeded, nothing downloaded), bf16. Checks, and prints one line e
   updates in place), with the number of in-place updates.
 
 `--only-logits` runs the logits checks alone (the near-tie analysis in one command).
+`--peer inductor` (or another torch.compile mode) prints the same argmax counts for
+that mode on the same inputs: how often a fusing compiler that torch ships parts from
+eager bf16 on this random-weight model.
 Exits non-zero when a check fails.
 """
 
@@ -148,6 +151,11 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--only-logits", action="store_true", help="run the logits checks only")
     parser.add_argument(
+        "--peer",
+        choices=["inductor", "reduce-overhead", "max-autotune-no-cudagraphs"],
+        help="also print the argmax counts of this torch.compile mode on the same logits",
+    )
+    parser.add_argument(
         "--skip-chain", action="store_true", help="leave out the 20-process residual chain"
     )
     return parser.parse_args(argv)
@@ -180,6 +188,10 @@ def _checks(argv: list[str] | None) -> int:
     model = copy.deepcopy(reference).to(torch.bfloat16)
     options = {"fuse_kernels": args.fuse_kernels}
     compiled = torch.compile(model, backend="lumir", options={"report": True, **options})
+    peer = None
+    if args.peer is not None:
+        mode = None if args.peer == "inductor" else args.peer
+        peer = torch.compile(copy.deepcopy(model), mode=mode)
     generator = torch.Generator().manual_seed(1)
     for seq in seqs:
         ids = torch.randint(0, CONFIG.vocab_size, (1, seq), generator=generator).cuda()
@@ -200,6 +212,12 @@ def _checks(argv: list[str] | None) -> int:
         print("  " + argmax_differ(exact[0], eager[0], got[0]))
         for position in differ.tolist():
             print("  " + _disagreement(position, exact[0], eager[0], got[0]))
+        if peer is not None:
+            theirs = peer(ids, use_cache=False).logits
+            counts = argmax_differ(exact[0], eager[0], theirs[0]).replace("lumir", args.peer)
+            mean = (theirs.float() - exact).abs().mean().item()
+            print(f"  peer {args.peer}: {counts} mean_err={mean:.4e}")
+    peer = None  # its memory back before the decode checks
     if args.only_logits:
         print(f"total {time.perf_counter() - start:.0f} s")
         return failures

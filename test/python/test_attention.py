@@ -20,7 +20,7 @@ from lumir.context import lumir_context
 from lumir.dialects.cublaslt_rt import LaunchOp
 from lumir.parsing import LocatedParser
 from lumir.passes import available_passes
-from lumir.runtime import interpret, load
+from lumir.runtime import hl_torch, interpret, load
 from lumir.runtime.cuda_cublaslt import cublaslt_available
 
 DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16}
@@ -203,9 +203,10 @@ def test_grouped_sdpa_without_gqa_flag_is_refused() -> None:
 def test_grouped_attention_on_cuda_matches_eager_bit_for_bit(
     heads: int, kv_heads: int, length: int, causal: bool
 ) -> None:
-    """On CUDA the grouped sdpa repeats the key/value heads itself (so torch can pick
-    its memory-efficient kernel rather than the math path): eager's kernel on eager's
-    repeated heads, the same bits."""
+    """On CUDA the grouped sdpa runs torch's fused kernel on the grouped heads where
+    torch has one, and repeats the key/value heads itself where it has not (so torch
+    does not fall back to its math path): the same bits as eager's kernel on eager's
+    repeated heads either way."""
     text = repeat_kv_attention(heads, kv_heads, length, causal, "bf16")
     inputs = _inputs(heads, kv_heads, length, torch.bfloat16)
     expected = _eager(*[x.cuda() for x in inputs], causal=causal)
@@ -234,3 +235,28 @@ def test_masked_grouped_attention_on_cuda_matches_eager_bit_for_bit() -> None:
     for _ in range(2):
         assert torch.equal(program(q, k, v, mask), expected)
     program.close()
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not cublaslt_available(), reason="needs nvmath-python and a CUDA device")
+def test_grouped_attention_on_cuda_copies_no_heads_where_torch_takes_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A causal, unmasked grouped call (a prefill) is one that torch's flash attention
+    takes as it is: the launch must not repeat the key/value heads (two copies a layer)."""
+    repeats: list[int] = []
+    real = hl_torch._repeat_heads
+
+    def counting(kv: torch.Tensor, query: torch.Tensor) -> torch.Tensor:
+        repeats.append(kv.shape[-3])
+        return real(kv, query)
+
+    monkeypatch.setattr(hl_torch, "_repeat_heads", counting)
+    text = repeat_kv_attention(8, 2, 64, True, "bf16")
+    inputs = [x.cuda() for x in _inputs(8, 2, 64, torch.bfloat16)]
+    expected = _eager(*inputs, causal=True)
+    program = load(_compiled(text), device="cuda")
+    for _ in range(2):
+        assert torch.equal(program(*inputs), expected)
+    program.close()
+    assert repeats == []
