@@ -15,6 +15,13 @@ each idiom, so this pass rewrites the others into it:
 Every rewrite is exact (bit-for-bit the same values), every created op carries the
 location of the op it replaces, and dead pure ops are removed (the greedy driver's
 dead-code elimination; function arguments, results and terminators are never touched).
+
+Last, common subexpressions are eliminated (xDSL's CSE: every `hl` op is pure, so two
+ops of the same name, properties, operands and result types compute the same value;
+the first in program order stays). A transformers model repeats work per layer that
+depends on nothing of the layer: a decode step over a static cache converts the same
+boolean mask to an additive one in every layer and builds the same one-position index
+range, one launch each per layer (30 launches of a 16-layer decode step) until merged.
 """
 
 from __future__ import annotations
@@ -43,6 +50,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 from xdsl.traits import ConstantLike
+from xdsl.transforms.common_subexpression_elimination import cse
 
 from lumir.diagnostics import copy_location
 from lumir.dialects import hl
@@ -352,7 +360,9 @@ class HLCanonicalizePass(ModulePass):
     bias; `hl.addmm` a matmul and an add. Chains of transposes, of reshapes and of exact
     casts (a float widening first) fold to one op or none, and a constant operand of
     `hl.add` / `hl.mul` moves to the rhs, and an `hl.sdpa` over HF's `repeat_kv` of key
-    and value takes the un-repeated heads with `enable_gqa`. Every rewrite is exact;
+    and value takes the un-repeated heads with `enable_gqa`. Then identical pure ops on
+    the same operands are merged (common subexpressions: a decode step's per-layer mask
+    conversion and cache-index ranges become one launch each). Every rewrite is exact;
     dead pure ops are removed and created ops keep the replaced op's location. See
     docs/passes/hl-canonicalize.md.
     """
@@ -362,6 +372,7 @@ class HLCanonicalizePass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         patterns = [pattern() for pattern in CANONICALIZATION_PATTERNS]
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(op)
+        cse(op)
 
 
 __all__ = [
