@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import argparse
 import functools
-import statistics
 
 import torch
 import torch.nn.functional as F
+
+from bench.timing import graph_time_us
 
 HEADS, KV_HEADS, DIM = 32, 8, 64
 CASES = [(1, 1), (1, 512), (1, 1024), (6, 6), (128, 128)]
@@ -60,30 +61,6 @@ def gqa_attention(q, k, v, mask):
 
 
 VARIANTS = {"repeat": repeat_attention, "packed": packed_attention, "enable_gqa": gqa_attention}
-
-
-def graph_time_us(launch, repeat: int, samples: int = 15) -> float:
-    stream = torch.cuda.Stream()
-    stream.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(stream):
-        for _ in range(3):
-            launch()
-    torch.cuda.current_stream().wait_stream(stream)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for _ in range(repeat):
-            launch()
-    for _ in range(3):
-        graph.replay()
-    times = []
-    for _ in range(samples):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        graph.replay()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1e3 / repeat)
-    return statistics.median(times)
 
 
 def _mask(s: int, length: int, device) -> torch.Tensor:

@@ -14,36 +14,13 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import statistics
 
 import torch
 
+from bench.timing import graph_time_us, rotating
+
 SHAPES = [(2048, 2048), (512, 2048), (8192, 2048), (2048, 8192), (10240, 2048), (3072, 2048)]
 """(out features M, in features K): q/o, k/v, gate/up, down, merged gate+up, merged qkv."""
-
-
-def graph_time_us(launch, repeat: int, samples: int = 15) -> float:
-    stream = torch.cuda.Stream()
-    stream.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(stream):
-        for _ in range(3):
-            launch()
-    torch.cuda.current_stream().wait_stream(stream)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for _ in range(repeat):
-            launch()
-    for _ in range(3):
-        graph.replay()
-    times = []
-    for _ in range(samples):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        graph.replay()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1e3 / repeat)
-    return statistics.median(times)
 
 
 CONFIGS = [
@@ -51,13 +28,6 @@ CONFIGS = [
     for block_m, block_k, warps in itertools.product((1, 2, 4, 8, 16), (256, 512, 1024), (4, 8))
     if block_m * block_k <= 8192
 ]
-
-
-def rotating(weights: list[torch.Tensor], step) -> object:
-    """A launch that runs `step(weight)` on the next weight each time it is called (so a
-    graph of many launches streams distinct weights from HBM rather than from L2)."""
-    counter = itertools.count()
-    return lambda: step(weights[next(counter) % len(weights)])
 
 
 def sweep(m: int, k: int, repeat: int) -> str:

@@ -5,16 +5,24 @@ time is the device's from the start of one call's work to the end of it, includi
 gaps in which the GPU waited for the host to launch (that is the cost of a host-bound
 call). On CPU it is wall-clock time. Peak memory is `torch.cuda.max_memory_allocated`
 since the candidate started (weights included), in GiB; on CPU it is not measured.
+
+`graph_time_us` times one kernel launch as lumir replays it: many launches captured in
+one CUDA graph, the median replay divided by the launches (the sweeps of single kernels
+share it).
 """
 
 from __future__ import annotations
 
+import itertools
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import torch
+
+Item = TypeVar("Item")
 
 GIB = 1024**3
 
@@ -64,6 +72,40 @@ def _cuda_times(call: Callable[[], object], iters: int) -> list[float]:
         end.record()
     torch.cuda.synchronize()
     return [start.elapsed_time(end) for start, end in zip(starts, ends, strict=True)]
+
+
+def graph_time_us(launch: Callable[[], object], repeat: int, samples: int = 15) -> float:
+    """µs per call of `launch` (CUDA): warmed up (Triton compiles on a first call) on a
+    side stream, `repeat` calls captured in one CUDA graph, the median of `samples`
+    replays timed with CUDA events, divided by `repeat`."""
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        for _ in range(3):
+            launch()
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(repeat):
+            launch()
+    for _ in range(3):
+        graph.replay()
+    times = []
+    for _ in range(samples):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        graph.replay()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1e3 / repeat)
+    return statistics.median(times)
+
+
+def rotating(items: Sequence[Item], step: Callable[[Item], object]) -> Callable[[], object]:
+    """A launch that runs `step` on the next of `items` each time it is called, so a graph
+    of many launches streams distinct buffers from HBM rather than from L2."""
+    counter = itertools.count()
+    return lambda: step(items[next(counter) % len(items)])
 
 
 def first_call_seconds(prepare: Callable[[], Callable[[], object]], device: torch.device):

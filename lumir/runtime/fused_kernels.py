@@ -2,7 +2,8 @@
 
 `triton_launch` generates the kernel text for a fused body (`triton_codegen`), compiles
 it once per distinct text (the cache key is the SHA-256 of the text, so two processes
-agree on it), and returns a zero-argument launch over the program's fixed buffers.
+agree on it), and returns a zero-argument launch over the program's fixed buffers, with
+the grid, constexprs and warps of the body's launch shape (`fused_tiling`).
 Triton launches on torch's current stream, so the launch is captured into the
 program's CUDA graph like any other; the graph's warm-up call compiles the kernel
 before capture. Triton is imported here, lazily: only loading a fused program on CUDA
@@ -22,6 +23,14 @@ import torch
 from xdsl.ir import Block
 
 from lumir.runtime.triton_codegen import KERNEL_NAME, FusedKernelSource, generate
+
+FP_FUSION = True
+"""Triton's `enable_fp_fusion` for every fused kernel, pinned to the value they were
+checked with: Triton's default up to 3.9 (3.10 turns it off). With it LLVM contracts a
+multiply and an add into one FMA, also in bf16: the rotary's `q*cos + rot*sin` runs as
+`fma.rn.bf16(q, cos, rot*sin)`, skipping the bf16 rounding of `q*cos` that torch does.
+Pinned so that a Triton upgrade cannot move the kernels' numerics; turning it off would
+round where torch rounds, a numerics change to make on purpose."""
 
 _COMPILED: dict[str, Callable[..., object]] = {}
 """Kernel text digest -> the `@triton.jit` function defined by that text."""
@@ -64,27 +73,33 @@ def compile_source(source: FusedKernelSource) -> Callable[..., object]:
     return kernel
 
 
+def source_launch(
+    source: FusedKernelSource, inputs: list[torch.Tensor], outputs: list[torch.Tensor]
+) -> Callable[[], None]:
+    """A zero-argument launch of the kernel of `source` over fixed dense tensors, with
+    the grid, constexprs and warps of its launch shape (`fused_tiling`)."""
+    kernel = compile_source(source)
+    shape = source.launch
+    grid, options = shape.grid, {**shape.constants, "num_warps": shape.num_warps}
+
+    def launch() -> None:
+        kernel[grid](*inputs, *outputs, **options, enable_fp_fusion=FP_FUSION)  # type: ignore[index]
+
+    return launch
+
+
 def run_source(
     source: FusedKernelSource, inputs: list[torch.Tensor], outputs: list[torch.Tensor]
 ) -> None:
     """Launch the kernel of `source` once on dense `inputs`, writing dense `outputs`."""
-    kernel = compile_source(source)
-    kernel[(source.rows,)](*inputs, *outputs, BLOCK=source.block)  # type: ignore[index]
+    source_launch(source, inputs, outputs)()
 
 
 def triton_launch(
     block: Block, inputs: list[torch.Tensor], outputs: list[torch.Tensor]
 ) -> Callable[[], None]:
     """A zero-argument launch of the fused body `block` over fixed CUDA buffers."""
-    source = generate(block)
-    kernel = compile_source(source)
-    grid = (source.rows,)
-    size = source.block
-
-    def launch() -> None:
-        kernel[grid](*inputs, *outputs, BLOCK=size)  # type: ignore[index]
-
-    return launch
+    return source_launch(generate(block), inputs, outputs)
 
 
-__all__ = ["compile_source", "run_source", "source_key", "triton_launch"]
+__all__ = ["compile_source", "run_source", "source_key", "source_launch", "triton_launch"]

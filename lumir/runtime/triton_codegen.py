@@ -1,4 +1,4 @@
-"""Triton source text for a fused body: one kernel program per row of the row domain.
+"""Triton source text for a fused body: kernel programs over the rows of the row domain.
 
 A fused body is a row program (`lumir.dialects.hl.row_program`): every value is a row
 of lanes (at most `hidden` columns) or one scalar per row (last dimension 1), broadcast
@@ -7,6 +7,16 @@ scalar) into f32, computes op by op in f32, rounding after every op whose result
 is bf16 or f16 (what torch does per op), reduces with `tl.sum` / `tl.max` over the
 masked lanes of a `BLOCK` = next power of two >= hidden, and stores each result in its
 own element type (a narrower row under `cols < width`).
+
+How rows and columns map to programs is `lumir.runtime.fused_tiling`'s launch shape,
+a function of the row domain alone. A body with a reduction gets one program per row:
+`row` is the program's row, `cols` its `BLOCK` lanes and a reduction is over axis 0 (the
+text every fused kernel had before tiling). Any other body gets `[ROWS, BLOCK]` tiles:
+`row` is a `[ROWS, 1]` column of row indices, `cols` a `[1, BLOCK]` row of column
+indices (offset by the second program id when a row is cut into column tiles), and
+every expression below is the same text, broadcast over the tile. Where the last tile
+runs past the last row, loads and stores whose address depends on the row are masked
+with `inrow` as well; a scalar-per-row result is stored by the first column tile only.
 
 Row movement is only where a load reads: a transposed input is loaded with permuted
 row strides; every value is emitted once per column shift `k` the model says it is
@@ -31,12 +41,22 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from lumir.dialects import hl
 from lumir.dialects.hl.base import int_list
-from lumir.dialects.hl.row_program import cat_offsets, row_program, slice_start, width
+from lumir.dialects.hl.row_program import (
+    FUSABLE_REDUCTIONS,
+    cat_offsets,
+    row_program,
+    slice_start,
+    width,
+)
 from lumir.runtime.buffers import constant_tensor
+from lumir.runtime.fused_tiling import LaunchShape, launch_shape, one_row_launch
 
 KERNEL_NAME = "lumir_fused"
 
 _TL_TYPES = {"f32": "tl.float32", "bf16": "tl.bfloat16", "f16": "tl.float16"}
+
+_ROW_OPS = (*FUSABLE_REDUCTIONS, "hl.softmax")
+"""Ops that read a whole row: a body holding one runs one row per program."""
 
 
 class CodegenError(ValueError):
@@ -48,11 +68,10 @@ class FusedKernelSource:
     """A generated kernel: its text and how to launch it."""
 
     text: str
-    """Python source defining `@triton.jit def lumir_fused(in0, ..., out0, ..., BLOCK)`."""
-    rows: int
-    """The grid: one program per row."""
-    block: int
-    """The BLOCK constexpr (a power of two >= hidden)."""
+    """Python source defining `@triton.jit def lumir_fused(in0, ..., out0, ..., [ROWS,]
+    BLOCK)`."""
+    launch: LaunchShape
+    """Its grid, constexpr arguments and warps."""
 
 
 def _shape(value: SSAValue) -> tuple[int, ...]:
@@ -132,7 +151,7 @@ def _pow(base: str, exponent: float) -> str:
 
 
 class _Generator:
-    def __init__(self, block: Block):
+    def __init__(self, block: Block, tile: bool):
         terminator = block.last_op
         if not isinstance(terminator, hl.YieldOp):
             raise CodegenError("a fused body ends with hl.yield")
@@ -146,6 +165,11 @@ class _Generator:
         self.lead = program.lead
         self.hidden = program.hidden
         self.shifts = program.shifts
+        rows = math.prod(self.lead)
+        reduces = any(op.name in _ROW_OPS for op in self.ops)
+        self.launch = (
+            launch_shape(rows, self.hidden, reduces) if tile else one_row_launch(rows, self.hidden)
+        )
         self.names: dict[tuple[SSAValue, int], str] = {}
         self.literals: dict[SSAValue, float] = {}
         self.lines: list[str] = []
@@ -174,22 +198,45 @@ class _Generator:
             expr = f"({expr}).to({_TL_TYPES[element]}).to(tl.float32)"
         self.lines.append(f"    {name} = {expr}")
 
+    def _head(self, params: list[str]) -> list[str]:
+        """The imports, the signature and the row, column and mask lines of the form."""
+        imports = ["import triton", "import triton.language as tl", "", "", "@triton.jit"]
+        if not self.launch.tiled:
+            return [
+                *imports,
+                f"def {KERNEL_NAME}({', '.join(params)}, BLOCK: tl.constexpr):",
+                "    row = tl.program_id(0).to(tl.int64)",
+                "    cols = tl.arange(0, BLOCK)",
+                f"    mask = cols < {self.hidden}",
+            ]
+        columns = "tl.arange(0, BLOCK)[None, :]"
+        if self.launch.column_tiles > 1:
+            columns = f"tl.program_id(1) * BLOCK + {columns}"
+        lines = [
+            *imports,
+            f"def {KERNEL_NAME}({', '.join(params)}, ROWS: tl.constexpr, BLOCK: tl.constexpr):",
+            "    row = tl.program_id(0).to(tl.int64) * ROWS + tl.arange(0, ROWS)[:, None]",
+            f"    cols = {columns}",
+            f"    mask = cols < {self.hidden}",
+        ]
+        if self.launch.ragged:
+            lines.append(f"    inrow = row < {self.launch.rows}")
+        return lines
+
+    def _guard(self, mask: str | None, offset: str) -> str | None:
+        """`mask`, and the row guard where the last tile is ragged and the address depends
+        on the row (a load at a row-independent offset reads a valid address anyway)."""
+        if not self.launch.ragged or offset == "0":
+            return mask
+        if mask is None:
+            return "inrow"
+        return f"{mask} & inrow" if mask.isidentifier() else f"({mask}) & inrow"
+
     def generate(self) -> FusedKernelSource:
         args = list(self.block.args)
         outputs = list(self.terminator.values)
         params = [f"in{i}" for i in range(len(args))] + [f"out{i}" for i in range(len(outputs))]
-        block_size = 1 << max(0, (self.hidden - 1).bit_length())
-        head = [
-            "import triton",
-            "import triton.language as tl",
-            "",
-            "",
-            "@triton.jit",
-            f"def {KERNEL_NAME}({', '.join(params)}, BLOCK: tl.constexpr):",
-            "    row = tl.program_id(0).to(tl.int64)",
-            "    cols = tl.arange(0, BLOCK)",
-            f"    mask = cols < {self.hidden}",
-        ]
+        head = self._head(params)
         self.inputs = {arg: f"in{index}" for index, arg in enumerate(args)}
         for arg in args:
             for shift in self.shifts.get(arg, ()):
@@ -200,8 +247,7 @@ class _Generator:
         for index, value in enumerate(outputs):
             self._store(index, value)
         text = "\n".join([*head, *self.lines, ""])
-        rows = math.prod(self.lead)
-        return FusedKernelSource(text, rows, block_size)
+        return FusedKernelSource(text, self.launch)
 
     def _load(
         self,
@@ -214,10 +260,12 @@ class _Generator:
         offset = _row_offset(_shape(value), self.lead, strides)
         pointer = self.inputs[source]
         if self._lanes(value):
-            at, mask = _columns(shift), self._mask(value, shift)
+            at, mask = _columns(shift), self._guard(self._mask(value, shift), offset)
             load = f"tl.load({pointer} + {offset} + {at}, mask={mask}, other=0.0)"
         else:
-            load = f"tl.load({pointer} + {offset})"
+            guard = self._guard(None, offset)
+            masked = "" if guard is None else f", mask={guard}, other=0.0"
+            load = f"tl.load({pointer} + {offset}{masked})"
         self._define(value, shift, f"{load}.to(tl.float32)", round_=False)
 
     def _store(self, index: int, value: SSAValue) -> None:
@@ -225,12 +273,18 @@ class _Generator:
         element = _TL_TYPES[_element(value)]
         source = self._name(value, 0)
         if self._lanes(value):
-            mask = self._mask(value, 0)
+            mask = self._guard(self._mask(value, 0), offset)
             self.lines.append(
                 f"    tl.store(out{index} + {offset} + cols, {source}.to({element}), mask={mask})"
             )
+            return
+        guard = self._guard(None, offset)
+        masked = "" if guard is None else f", mask={guard}"
+        store = f"tl.store(out{index} + {offset}, {source}.to({element}){masked})"
+        if self.launch.column_tiles > 1:  # every column tile holds the row's scalar
+            self.lines += ["    if tl.program_id(1) == 0:", f"        {store}"]
         else:
-            self.lines.append(f"    tl.store(out{index} + {offset}, {source}.to({element}))")
+            self.lines.append(f"    {store}")
 
     def _emit(self, op: Operation, shift: int) -> None:
         result = op.results[0]
@@ -303,9 +357,13 @@ class _Generator:
         raise CodegenError(f"no Triton code for '{name}' in a fused kernel")
 
 
-def generate(block: Block) -> FusedKernelSource:
-    """The Triton kernel computing a fused body (`hl.fused` or `cublaslt_rt.fused_launch`)."""
-    return _Generator(block).generate()
+def generate(block: Block, tile: bool = True) -> FusedKernelSource:
+    """The Triton kernel computing a fused body (`hl.fused` or `cublaslt_rt.fused_launch`).
+
+    `tile=False` gives every body one program per row (`fused_tiling.one_row_launch`),
+    the kernels as they were before tiling: `bench/fused_kernels_bench.py` times both,
+    and the interpreter check requires both to compute the same bits."""
+    return _Generator(block, tile).generate()
 
 
 __all__ = ["KERNEL_NAME", "CodegenError", "FusedKernelSource", "generate"]

@@ -8,7 +8,11 @@ triton is first imported, so the check runs in a child process:
 seeded random inputs, runs the kernel and the reference executor (`fused_reference`)
 and prints the largest absolute difference per result as one JSON line; the exit
 status is 0 when every result is within `--atol` + `--rtol` times the reference, element
-by element (`torch.allclose`).
+by element (`torch.allclose`), and the kernel's launch (`fused_tiling`: tiles of rows
+and columns where the body has no reduction) wrote the same bytes as the same body run
+one row per program (`generate(block, tile=False)`): the interpreter computes a lane
+with the same numpy operations in either form, so any difference is a tile indexing or
+masking the wrong lanes.
 """
 
 from __future__ import annotations
@@ -36,17 +40,23 @@ def triton_interpreter_available() -> str | None:
     return None
 
 
-def first_fused_body(text: str, index: int = 0) -> Block:
-    """The `index`-th fused body of the module `text`, in walk order."""
+def fused_bodies(text: str) -> list[Block]:
+    """Every fused body (`hl.fused`, `cublaslt_rt.fused_launch`) of the module `text`, in
+    walk order."""
     from lumir.dialects import cublaslt_rt, hl
     from lumir.parsing import parse_module_text
 
     module = parse_module_text(text, "<fused>")
-    bodies = [
+    return [
         op.body.block
         for op in module.walk()
         if isinstance(op, hl.FusedOp | cublaslt_rt.FusedLaunchOp)
     ]
+
+
+def first_fused_body(text: str, index: int = 0) -> Block:
+    """The `index`-th fused body of the module `text`, in walk order."""
+    bodies = fused_bodies(text)
     if index >= len(bodies):
         raise SystemExit(f"the module has no fused body {index} (it has {len(bodies)})")
     return bodies[index]
@@ -55,8 +65,10 @@ def first_fused_body(text: str, index: int = 0) -> Block:
 def check(
     text: str, seed: int = 0, body: int = 0, atol: float = 1e-5, rtol: float = 0.0
 ) -> dict[str, object]:
-    """Run fused body `body` of `text` both ways; the max abs difference per result, and
-    whether each is within `atol + rtol * |reference|` everywhere (`close`)."""
+    """Run fused body `body` of `text` both ways; the max abs difference per result,
+    whether each is within `atol + rtol * |reference|` everywhere (`close`), and whether
+    the kernel as launched and its one-row-per-program form wrote the same bytes
+    (`forms_equal`)."""
     from lumir.runtime.buffers import shaped_type_parts
     from lumir.runtime.fused_kernels import run_source
     from lumir.runtime.fused_reference import bind_fused_body
@@ -74,6 +86,12 @@ def check(
     outputs = [torch.empty(e.shape, dtype=e.dtype) for e in expected]
     source = generate(block)
     run_source(source, inputs, outputs)
+    one_row = generate(block, tile=False)
+    forms_equal = True
+    if one_row != source:
+        rows = [torch.empty(e.shape, dtype=e.dtype) for e in expected]
+        run_source(one_row, inputs, rows)
+        forms_equal = all(_same_bytes(o, r) for o, r in zip(outputs, rows, strict=True))
     diffs = [
         float((o.float() - e.float()).abs().max()) if o.numel() else 0.0
         for o, e in zip(outputs, expected, strict=True)
@@ -89,12 +107,27 @@ def check(
         bool(torch.allclose(o.float(), e.float(), rtol=rtol, atol=atol))
         for o, e in zip(outputs, expected, strict=True)
     ]
+    launch = source.launch
     return {
         "max_abs_diff": diffs,
         "max_rel_diff": relative,
         "close": close,
+        "forms_equal": forms_equal,
+        "launch": {
+            "tiled": launch.tiled,
+            "grid": list(launch.grid),
+            "constants": launch.constants,
+            "num_warps": launch.num_warps,
+        },
         "source": source.text,
     }
+
+
+def _same_bytes(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Bit-for-bit equality (NaNs included) of two dense tensors."""
+    return a.shape == b.shape and torch.equal(
+        a.contiguous().view(torch.uint8), b.contiguous().view(torch.uint8)
+    )
 
 
 def run_in_interpreter(
@@ -147,7 +180,8 @@ def main() -> int:
     args = parser.parse_args()
     report = check(args.file.read_text(), args.seed, args.body, args.atol, args.rtol)
     print(json.dumps(report))
-    return 0 if all(report["close"]) else 1  # type: ignore[call-overload]
+    passed = all(report["close"]) and report["forms_equal"]  # type: ignore[call-overload]
+    return 0 if passed else 1
 
 
 if __name__ == "__main__":

@@ -19,7 +19,12 @@ import torch
 from bench.workloads import chain_hl
 from lumir.runtime import load
 from lumir.runtime.cuda_cublaslt import cublaslt_available
-from lumir.testing.fused_check import run_in_interpreter, triton_interpreter_available
+from lumir.runtime.triton_codegen import generate
+from lumir.testing.fused_check import (
+    first_fused_body,
+    run_in_interpreter,
+    triton_interpreter_available,
+)
 from lumir.testing.programs import (
     assert_cuda_matches_cpu,
     compile_text,
@@ -113,6 +118,42 @@ def test_generated_source_is_the_same_in_every_process(tmp_path) -> None:
     }
     assert len(sources) == 1
     assert "@triton.jit" in sources.pop()
+
+
+RMSNORM_KERNEL = """import triton
+import triton.language as tl
+
+
+@triton.jit
+def lumir_fused(in0, in1, out0, BLOCK: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < 64
+    v0 = tl.load(in0 + row * 64 + cols, mask=mask, other=0.0).to(tl.float32)
+    v1 = tl.load(in1 + 0 + cols, mask=mask, other=0.0).to(tl.float32)
+    v2 = v0
+    v4 = (v2 * v2)
+    v5 = tl.sum(tl.where(mask, v4, 0.0), axis=0) / 64.0
+    v7 = v5 + 9.999999974752427e-07
+    v8 = tl.rsqrt(v7)
+    v9 = v2 * v8
+    v10 = (v9).to(tl.bfloat16).to(tl.float32)
+    v11 = (v10 * v1).to(tl.bfloat16).to(tl.float32)
+    tl.store(out0 + row * 64 + cols, v11.to(tl.bfloat16), mask=mask)
+"""
+"""The RMSNorm kernel as generated before tiling existed (commit 4adb673): a reduction's
+summation order is set by its text and warps, so it must stay exactly this."""
+
+
+def test_a_reduction_kernel_is_the_text_it_was_before_tiling() -> None:
+    """The RMSNorm keeps one row per program (fused_tiling): its text and launch are
+    the ones it had, and its tile=False form is the same kernel."""
+    body = first_fused_body(fuse_kernels_only(WORKLOADS["rmsnorm_swiglu"]))
+    source = generate(body)
+    assert source.text == RMSNORM_KERNEL
+    assert source.launch.grid == (4,) and source.launch.num_warps == 4
+    assert source.launch.constants == {"BLOCK": 64}
+    assert source == generate(body, tile=False)
 
 
 # --- CUDA ------------------------------------------------------------------------------

@@ -16,7 +16,12 @@ import torch
 from bench.workloads import LLAMA_SHAPES, llama_layer_hl
 from lumir.runtime import load
 from lumir.runtime.cuda_cublaslt import cublaslt_available
-from lumir.testing.fused_check import run_in_interpreter, triton_interpreter_available
+from lumir.runtime.triton_codegen import generate
+from lumir.testing.fused_check import (
+    fused_bodies,
+    run_in_interpreter,
+    triton_interpreter_available,
+)
 from lumir.testing.programs import (
     assert_cuda_matches_cpu,
     compile_text,
@@ -112,6 +117,9 @@ SHAPES = {
     "prefill": (5, 4, 2, 16, 8),
     "odd_half": (3, 2, 1, 14, 7),  # head_dim 14: halves of 7 columns (BLOCK 16)
     "off_half": (4, 3, 1, 12, 5),  # rotate by 5 of 12: the slice is not at the half
+    # Llama's head_dim over 111 q rows and 37 k rows: tiles of 32 head rows, the last
+    # one ragged (fused_tiling), rows read through the transpose's strides
+    "tiled": (37, 3, 1, 64, 32),
 }
 
 
@@ -122,6 +130,16 @@ def test_each_rotary_is_one_fused_op_with_its_transpose(shape: str) -> None:
     outside = fused.split("func.return")[0]
     body_free = [line for line in outside.splitlines() if line.startswith("    %")]
     assert all("hl.fused(" in line for line in body_free), body_free  # nothing left outside
+
+
+def test_the_tiled_shape_reaches_ragged_tiles_of_head_rows() -> None:
+    """What the "tiled" shape is for: its q and k kernels pack 32 head rows a program
+    and their last tile runs past the last row (so the interpreter checks mask it)."""
+    bodies = fused_bodies(fuse_kernels_only(rotary_qk(*SHAPES["tiled"], "bf16")))
+    launches = [generate(body).launch for body in bodies]
+    assert [launch.grid for launch in launches] == [(4, 1), (2, 1)]
+    assert all(launch.tiled and launch.ragged for launch in launches)
+    assert all(launch.rows_per_program == 32 for launch in launches)
 
 
 def test_llama_layer_rotary_fuses_and_stays_bit_identical_on_cpu() -> None:

@@ -13,8 +13,9 @@ broadcasts to them) and at most `hidden` columns; every reduction and softmax is
 the last dimension of a whole row, with keepdim; each result covers every row. Besides
 elementwise ops, a transpose of a kernel input that keeps the last dimension, and
 slices (step 1) and cats on the last dimension are part of it: they only change where
-the kernel loads. One kernel program per row loads its row, computes in registers and
-stores each result. `row_program_problem` checks this (the verifier, the pass and the
+the kernel loads. A kernel program loads its rows (one, several, or part of one: the
+runtime's launch shape, `lumir.runtime.fused_tiling`), computes in registers and stores
+each result. `row_program_problem` checks this (the verifier, the pass and the
 generator share it).
 """
 

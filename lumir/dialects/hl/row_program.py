@@ -1,4 +1,4 @@
-"""The row-program model: what one generated kernel (one program per row) can compute.
+"""The row-program model: what one generated kernel can compute, row by row.
 
 A fused body is a row program when its values share one *row domain* `[rows..., hidden]`:
 
