@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +22,7 @@ import torch
 
 from lumir.context import lumir_context
 from lumir.cublaslt_enums import DataType
+from lumir.dialects.cublaslt_rt import MatmulGroupOp
 from lumir.parsing import parse_module_text
 from lumir.passes.pipeline import LumirPipelinePass
 from lumir.runtime import load
@@ -86,6 +88,17 @@ def test_the_pipeline_groups_the_calls_that_read_one_vector_with_one_block_shape
     assert _groups(PARTIAL_BLOCKS) == [["@plan0", "@plan1"]]
     assert _groups(DECODE) == [["@plan1", "@plan2"], ["@plan3", "@plan4"]]
     assert "cublaslt_rt.matmul_group" not in _lowered(DECODE, group_gemv=False)
+
+
+def test_the_bench_times_the_groups_the_pass_makes() -> None:
+    """bench.gemv_groups groups a decode layer as the pass does: q alone, k with v,
+    gate with up, at most four calls a launch."""
+    from bench.gemv_groups import SETS, gemv_groups
+
+    assert _groups(DECODE) == [["@plan1", "@plan2"], ["@plan3", "@plan4"]]
+    assert gemv_groups(*SETS["q+k+v"]) == [[0], [1, 2]]
+    assert gemv_groups(*SETS["gate+up"]) == [[0, 1]]
+    assert gemv_groups((32,) * 5, 64) == [[0, 1, 2, 3], [4]]  # four member slots
 
 
 def test_a_grouped_program_on_the_cpu_is_the_ungrouped_program_bit_for_bit() -> None:
@@ -176,3 +189,83 @@ def test_groups_are_the_same_in_every_process(tmp_path: Path) -> None:
         outputs.add(done.stdout)
     (text,) = outputs
     assert text.count("cublaslt_rt.matmul_group") == 2
+
+
+ONE_CALL = """
+func.func @f(%x: tensor<1x64xbf16>, %w: tensor<32x64xbf16>) -> tensor<1x32xbf16> {
+  %y = hl.linear %x, %w : tensor<1x64xbf16>, tensor<32x64xbf16> -> tensor<1x32xbf16>
+  func.return %y : tensor<1x32xbf16>
+}"""
+
+
+def _random_level3(seed: int, plan: str, steps: int = 12) -> str:
+    """A level-3 function of one-row GEMV calls on two activations and four weights,
+    interleaved with launches that read their results and write buffers in place
+    (activations, weight rows through views, earlier results), some calls writing an
+    earlier call's D again: every kind of dependence group-gemv must respect."""
+    rng = random.Random(f"group-gemv/{seed}")
+    body, results = [], []
+    buffers = {"x": "memref<1x64xbf16>", "y": "memref<1x64xbf16>"}
+    for index in range(steps):
+        kind = rng.choice(["call", "call", "call", "write", "read"])
+        if kind == "call" or not results:
+            if results and rng.random() < 0.25:
+                d = rng.choice(results)  # writes an earlier D again
+            else:
+                d = f"%d{index}"
+                body.append(f"{d} = cublaslt_rt.alloc : memref<1x32xbf16>")
+                results.append(d)
+            b, w = rng.choice("xy"), rng.randrange(4)
+            body.append(
+                f"cublaslt_rt.matmul @k a(%w{w} : memref<32x64xbf16>) b(%{b} : memref<1x64xbf16>)"
+                f" d({d} : memref<1x32xbf16>)"
+            )
+        elif kind == "write":
+            target = rng.choice(["%x", "%y", "row", *results])
+            if target == "row":
+                w, offset = rng.randrange(4), 128 * rng.randrange(32)
+                body.append(
+                    f"%r{index} = cublaslt_rt.view %w{w} {{byte_offset = {offset} "
+                    f": i64}} : memref<32x64xbf16> -> memref<64xbf16>"
+                )
+                target, typ = f"%r{index}", "memref<64xbf16>"
+            else:
+                typ = buffers.get(target[1:], "memref<1x32xbf16>")
+            body.append(f'cublaslt_rt.launch "hl.neg" ins({target} : {typ}) outs({target} : {typ})')
+        else:
+            source, out = rng.choice(results), f"%n{index}"
+            body.append(f"{out} = cublaslt_rt.alloc : memref<1x32xbf16>")
+            body.append(
+                f'cublaslt_rt.launch "hl.neg" ins({source} : memref<1x32xbf16>) '
+                f"outs({out} : memref<1x32xbf16>)"
+            )
+            results.append(out)
+    outs = ["%x", "%y", *results]
+    types = [buffers.get(v[1:], "memref<1x32xbf16>") for v in outs]
+    weights = ", ".join(f"%w{i}: memref<32x64xbf16>" for i in range(4))
+    lines = "\n  ".join(body)
+    return (
+        f"{plan}\nfunc.func @f(%x: memref<1x64xbf16>, %y: memref<1x64xbf16>, {weights}) -> "
+        f"({', '.join(types)}) {{\n  {lines}\n  func.return {', '.join(outs)} : "
+        f"{', '.join(types)}\n}}\n"
+    )
+
+
+def test_grouping_never_changes_what_a_program_computes() -> None:
+    """Random programs full of dependences (seeded, the same every run): after group-gemv
+    each computes, on the CPU, exactly what it computed before, and groups do form."""
+    from lumir.passes.group_gemv import GroupGemvPass
+
+    lowered = parse_module_text(_lowered(ONE_CALL, group_gemv=False), "<t>")
+    plan = str(next(iter(lowered.ops))).replace("@plan0", "@k")
+    grouped_calls = 0
+    for seed in range(40):
+        text = _random_level3(seed, plan)
+        module = parse_module_text(text, "<t>")
+        GroupGemvPass().apply(lumir_context(), module)
+        groups = [op for op in module.walk() if isinstance(op, MatmulGroupOp)]
+        grouped_calls += sum(len(group.members()) for group in groups)
+        inputs = seeded_inputs(text, seed)
+        for got, want in zip(load(module)(*inputs), load(text)(*inputs), strict=True):
+            assert torch.equal(got, want), f"seed {seed}:\n{text}\n{module}"
+    assert grouped_calls >= 40
