@@ -110,6 +110,15 @@ def test_a_grouped_program_on_the_cpu_is_the_ungrouped_program_bit_for_bit() -> 
         assert torch.equal(got, want)
 
 
+def test_launch_diff_judges_a_group_as_one_launch_writing_every_member() -> None:
+    from lumir.testing.launch_diff import launch_differences
+
+    grouped = _lowered(MIXED)
+    (row,) = launch_differences(grouped, seeded_inputs(grouped, 0), device="cpu")
+    assert row.op == "matmul_group @plan0, @plan1, @plan2"
+    assert row.elements == 96 + 32 + 48 and row.max_abs == 0.0
+
+
 @pytest.mark.skipif(
     triton_interpreter_available() is not None, reason=str(triton_interpreter_available())
 )
