@@ -186,12 +186,11 @@ def group_function(func: FuncOp) -> int:
             state.renumber()
             members.append(later)
         if len(members) > 1:
-            group = MatmulGroupOp([])
+            after = members[-1].next_op  # the members stand together, the return after them
+            assert after is not None
+            group = MatmulGroupOp(members)
             copy_location(anchor, group)
-            state.block.insert_op_before(group, anchor)
-            for member in members:
-                member.detach()
-                group.body.block.add_op(member)
+            state.block.insert_op_before(group, after)
             state.renumber()
             taken.update(members)
             made += 1
