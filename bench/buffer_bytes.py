@@ -31,7 +31,7 @@ def lowered_bytes(text: str, share: bool) -> tuple[int, int]:
     """(all bytes, intermediate bytes) the program of `text` allocates after the pipeline."""
     module = LocatedParser(lumir_context(), text, "<bench>").parse_module()
     passes = available_passes()
-    steps = [passes[name]()() for name in PIPELINE[:-1]]
+    steps = [passes[name]()() for name in PIPELINE[: PIPELINE.index("lower-to-cublaslt-rt")]]
     steps.append(LowerToCublasltRtPass(share_buffers=share))
     PassPipeline(tuple(steps)).apply(lumir_context(), module)
     func = next(op for op in module.ops if isinstance(op, FuncOp))

@@ -130,6 +130,15 @@ def matrix_layout(descriptor: MatmulDescriptor, operand: Operand) -> MatrixLayou
     )
 
 
+def op_element_steps(descriptor: MatmulDescriptor, operand: Operand) -> tuple[int, int]:
+    """Elements between neighbouring rows and between neighbouring columns of op(X), one
+    matrix of `operand`'s layout (a transposed operand swaps its stored steps)."""
+    layout = matrix_layout(descriptor, operand)
+    steps = (1, layout.ld) if layout.order is Order.COL else (layout.ld, 1)
+    transposed = OPERAND_FIELDS[operand].transpose(descriptor) is Transpose.T
+    return (steps[1], steps[0]) if transposed else steps
+
+
 # --- dense row-major tensors ------------------------------------------------------------
 
 
@@ -173,6 +182,7 @@ __all__ = [
     "dense_layout",
     "dense_shape",
     "matrix_layout",
+    "op_element_steps",
     "tensor_matrix_dims",
     "tensor_op_dims",
 ]

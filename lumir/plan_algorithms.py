@@ -8,13 +8,20 @@ covers what decode steps need and nothing more. The plan verifier, the cost mode
 that chooses the algorithm and the runtime all read `gemv_problems`, so they agree on
 what the kernel can do.
 
-A leaf: it imports only the enums and the descriptor.
+Several GEMV calls that read one activation can run as one launch of the grouped kernel
+(`cublaslt_rt.matmul_group`, made by the `group-gemv` pass). Each member must then be
+computed exactly as it would be alone: `gemv_config` fixes the block shape (and so the
+order of every sum) from the call's shape, and `gemv_group_problems` says why two calls
+could not share a launch. The dialect's verifier, the pass and the runtime read them.
+
+A leaf: it imports only the enums, the descriptor and the operand-layout rule.
 """
 
 from __future__ import annotations
 
-from lumir.cublaslt_enums import ComputeType, DataType, Epilogue
+from lumir.cublaslt_enums import ComputeType, DataType, Epilogue, Operand
 from lumir.matmul_descriptor import MatmulDescriptor
+from lumir.operand_layout import op_element_steps
 
 ALGORITHMS = ("heuristic", "gemv")
 """How a plan runs, in order of preference on a cost tie. "heuristic": cuBLASLt, with
@@ -57,4 +64,78 @@ def gemv_problems(desc: MatmulDescriptor) -> list[str]:
     return problems
 
 
-__all__ = ["ALGORITHMS", "GEMV_EPILOGUES", "GEMV_INPUT_TYPES", "gemv_problems"]
+GemvConfig = tuple[int, int, int]
+"""(BLOCK_M, BLOCK_K, num_warps) of one GEMV launch."""
+
+
+def gemv_config(m: int, k: int) -> GemvConfig:
+    """(BLOCK_M, BLOCK_K, num_warps) for an m x k GEMV: a pure function of the shape, so
+    every process runs the same kernel and sums in the same order.
+
+    From `bench/gemv_sweep.py` on the H200 (the best of 26 block shapes per Llama-1B
+    projection, µs inside a CUDA graph): 512 x 2048 (1, 1024, 8) 2.9; 2048 x 2048 and
+    3072 x 2048 (2, 1024, 4) 4.2 / 5.1; 2048 x 8192 (1, 1024, 4) 10.3; 8192 x 2048 and
+    10240 x 2048 (16, 256, 8 / 4) 10.2 / 12.0. Many rows: few, wide programs; long rows
+    or few rows: one or two rows per program, so enough programs stream at once.
+    """
+    if m >= 8192 and k <= 4096:
+        block_m, block_k, warps = 16, 256, 8
+    elif k >= 2 * m or m <= 1024:
+        block_m, block_k, warps = 1, 1024, 8 if m <= 1024 else 4
+    else:
+        block_m, block_k, warps = 2, 1024, 4
+    if k < block_k:  # a short row: one block covers it
+        block_k = max(16, 1 << (k - 1).bit_length())
+    return block_m, block_k, warps
+
+
+GEMV_GROUP_MAX = 4
+"""The most calls one grouped GEMV launch runs: the grouped kernel's member slots (a
+decode layer's largest group, q, k and v, has three)."""
+
+
+def vector_step(desc: MatmulDescriptor) -> int:
+    """Elements between consecutive entries of op(B)'s one column: how the GEMV reads
+    its activation vector from B's buffer."""
+    return op_element_steps(desc, Operand.B)[0]
+
+
+def gemv_group_problems(first: MatmulDescriptor, other: MatmulDescriptor) -> list[str]:
+    """Why the GEMV call `other` cannot run in one grouped launch with `first` (empty
+    when it can). Both must be calls the GEMV runs (`gemv_problems`); B is one buffer.
+
+    The grouped kernel loads one activation vector for all members and runs every
+    program with one block shape, so the members read B alike (type, length, step) and
+    have the same `gemv_config`: each member's rows are then summed exactly as its
+    own launch would sum them, and its D is bit for bit what it would be alone.
+    """
+    problems = []
+    if other.k != first.k:
+        problems.append(f"k = {other.k}, but the group's activation has k = {first.k}")
+    if other.b_dtype != first.b_dtype:
+        problems.append(f"b_dtype = {other.b_dtype}, but the group reads B as {first.b_dtype}")
+    if vector_step(other) != vector_step(first):
+        problems.append(
+            f"reads B with a step of {vector_step(other)} elements, but the group reads it "
+            f"with a step of {vector_step(first)}"
+        )
+    alone, shared = gemv_config(other.m, other.k), gemv_config(first.m, first.k)
+    if alone != shared:
+        problems.append(
+            f"runs alone with (BLOCK_M, BLOCK_K, num_warps) = {alone}, but the group runs "
+            f"{shared}: its sums would not be the ones it computes alone"
+        )
+    return problems
+
+
+__all__ = [
+    "ALGORITHMS",
+    "GEMV_EPILOGUES",
+    "GEMV_GROUP_MAX",
+    "GEMV_INPUT_TYPES",
+    "GemvConfig",
+    "gemv_config",
+    "gemv_group_problems",
+    "gemv_problems",
+    "vector_step",
+]

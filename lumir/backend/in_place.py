@@ -27,13 +27,14 @@ from collections.abc import Mapping
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp, ReturnOp
-from xdsl.ir import Operation, OpResult, SSAValue
+from xdsl.ir import Block, Operation, OpResult, SSAValue
 
 from lumir.dialects.cublaslt_rt import (
     IN_PLACE_KERNELS,
     AllocOp,
     FusedLaunchOp,
     LaunchOp,
+    MatmulGroupOp,
     MatmulOp,
     ViewOp,
 )
@@ -63,16 +64,17 @@ def _rewrite(func: FuncOp, ret: ReturnOp, result_index: int, arg_index: int) -> 
         return False
     if value.type != argument.type:
         return False
-    writers = [u.operation for u in value.uses if _writes(u.operation, value)]
+    block = func.body.block
+    users = [_in_block(block, u.operation) for u in value.uses]
+    writers = [user for user in users if _writes(user, value)]
     if len(writers) != 1 or not isinstance(writers[0], LaunchOp):
         return False
     launch = writers[0]
-    block = func.body.block
     if any(  # every other reader (a view, an attention kernel) comes after the update
-        u.operation is not launch
-        and u.operation is not ret
-        and block.get_operation_index(u.operation) < block.get_operation_index(launch)
-        for u in value.uses
+        user is not launch
+        and user is not ret
+        and block.get_operation_index(user) < block.get_operation_index(launch)
+        for user in users
     ):
         return False
     if launch.kernel.data not in IN_PLACE_KERNELS or not launch.inputs:
@@ -80,7 +82,7 @@ def _rewrite(func: FuncOp, ret: ReturnOp, result_index: int, arg_index: int) -> 
     if launch.inputs[0] is not argument or any(v is argument for v in launch.inputs[1:]):
         return False
     launch_at = block.get_operation_index(launch)
-    for reader in _readers(argument):
+    for reader in (_in_block(block, op) for op in _readers(argument)):
         if reader is launch:
             continue
         if reader is ret or _writes(reader, argument):
@@ -109,8 +111,17 @@ def _readers(value: SSAValue) -> list[Operation]:
     return found
 
 
+def _in_block(block: Block, op: Operation) -> Operation:
+    """The op of `block` that is or holds `op` (a grouped matmul runs as its group)."""
+    found = block.find_ancestor_op_in_block(op)
+    assert found is not None, f"{op.name} is not in the function"
+    return found
+
+
 def _writes(op: Operation, value: SSAValue) -> bool:
     """Whether `op` writes the buffer `value` (through the operand itself, not a view)."""
+    if isinstance(op, MatmulGroupOp):
+        return any(_writes(member, value) for member in op.members())
     if isinstance(op, LaunchOp):
         return op.output is value
     if isinstance(op, FusedLaunchOp):

@@ -43,6 +43,8 @@ class BackendOptions:
     """Run fuse-kernels: non-GEMM row chains become one fused (Triton on CUDA) kernel each."""
     gemv: bool = True
     """Let one-row bf16/f16 GEMMs run as lumir's GEMV where the cost model says it is faster."""
+    group_gemv: bool = True
+    """Run the GEMV calls that read one activation as one launch (group-gemv; needs gemv)."""
 
 
 OPTION_NAMES = tuple(f.name for f in fields(BackendOptions))
@@ -124,4 +126,5 @@ def parse_options(
         cuda_graph=_flag("cuda_graph", given.get("cuda_graph", True)),
         fuse_kernels=_flag("fuse_kernels", given.get("fuse_kernels", True)),
         gemv=_flag("gemv", given.get("gemv", True)),
+        group_gemv=_flag("group_gemv", given.get("group_gemv", True)),
     )

@@ -29,7 +29,7 @@ from xdsl.dialects.builtin import ModuleOp
 from lumir.backend.calls import STALE, CallPlan, bindings_of, size_key_function
 from lumir.backend.in_place import update_in_place
 from lumir.backend.options import BackendOptions
-from lumir.backend.report import count_fusions, count_gemv_plans
+from lumir.backend.report import count_fusions, count_gemv_groups, count_gemv_plans
 from lumir.backend.retype import FusedTemplate, RetypeError, structure
 from lumir.backend.stages import Dumper, fuse, lower, prepare
 from lumir.backend.stats import PartitionStats
@@ -118,9 +118,10 @@ class CompiledPartition(torch.nn.Module):
             dump("retyped", fused)
         if first:
             self.stats.fused = count_fusions(imported.module, fused)
-        lowered = lower(fused, dump, self.options.fuse_kernels, self.options.gemv)
+        lowered = lower(fused, dump, self.options)
         if first:
             self.stats.fused["gemv_calls"] = count_gemv_plans(lowered)
+            self.stats.fused["gemv_groups"] = count_gemv_groups(lowered)
         self.stats.specialisations += 1
         entry = _Specialisation(imported, lowered, dict(bindings))
         self._remember(tuple(bindings[symbol] for _, _, symbol in self.symbol_sites), entry)

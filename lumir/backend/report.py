@@ -18,6 +18,7 @@ REPORT_FIELDS = (
     "fused_alpha",
     "fused_cast",
     "gemv_calls",
+    "gemv_groups",
 )
 
 
@@ -46,6 +47,12 @@ def count_gemv_plans(lowered: ModuleOp) -> int:
     )
 
 
+def count_gemv_groups(lowered: ModuleOp) -> int:
+    """The grouped GEMV launches of a lowered module (`cublaslt_rt.matmul_group`, made by
+    group-gemv): each runs two or more of the `gemv_calls` at once."""
+    return sum(isinstance(op, cublaslt_rt.MatmulGroupOp) for op in lowered.walk())
+
+
 def report_line(graph: GraphStats, device: str, precision: str) -> str:
     """`lumir report: graph=... matmuls=... fallback_ops=... compile_ms=...` (one line)."""
     totals: Counter[str] = Counter({name: 0 for name in REPORT_FIELDS})
@@ -64,4 +71,10 @@ def report_line(graph: GraphStats, device: str, precision: str) -> str:
     return "lumir report: " + " ".join(fields)
 
 
-__all__ = ["REPORT_FIELDS", "count_fusions", "count_gemv_plans", "report_line"]
+__all__ = [
+    "REPORT_FIELDS",
+    "count_fusions",
+    "count_gemv_groups",
+    "count_gemv_plans",
+    "report_line",
+]

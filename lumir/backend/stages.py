@@ -1,10 +1,11 @@
 """The pipeline as the backend runs it: per-length stages around a once-per-graph fusion.
 
 `lumir-pipeline` is hl-canonicalize, hl-to-cublaslt, cublaslt-fuse, cublaslt-verify,
-lower-to-cublaslt-rt. The backend splits it where the cost is: `prepare` (canonicalize
-and lower to cublaslt: cheap, run for every concrete length), `fuse` (equality
-saturation and verified extraction: run once per graph, counted), and `lower` (to
-runtime buffers, per length). Each stage's output can be written to a dump directory.
+fuse-kernels, lower-to-cublaslt-rt, group-gemv, share-buffers. The backend splits it
+where the cost is: `prepare` (canonicalize and lower to cublaslt: cheap, run for every
+concrete length), `fuse` (equality saturation and verified extraction: run once per
+graph, counted), and `lower` (to runtime buffers, per length). Each stage's output can
+be written to a dump directory.
 """
 
 from __future__ import annotations
@@ -21,9 +22,11 @@ from lumir.context import lumir_context
 from lumir.egraph_bridge.fuse_pass import CublasltFusePass
 from lumir.passes.cublaslt_verify import CublasltVerifyPass
 from lumir.passes.fuse_kernels import FuseKernelsPass
+from lumir.passes.group_gemv import GroupGemvPass
 from lumir.passes.hl_canonicalize import HLCanonicalizePass
 from lumir.passes.hl_to_cublaslt import HLToCublasltPass
 from lumir.passes.lower_to_cublaslt_rt import LowerToCublasltRtPass
+from lumir.passes.share_buffers import ShareBuffersPass
 
 
 @dataclass
@@ -91,18 +94,26 @@ def fuse(module: ModuleOp, options: BackendOptions, dump: Dumper) -> ModuleOp:
     return module
 
 
-def lower(module: ModuleOp, dump: Dumper, fuse_kernels: bool = True, gemv: bool = True) -> ModuleOp:
-    """fuse-kernels unless turned off, then lower-to-cublaslt-rt (modifies `module`).
+def lower(module: ModuleOp, dump: Dumper, options: BackendOptions | None = None) -> ModuleOp:
+    """The rest of lumir-pipeline (modifies `module`): fuse-kernels unless turned off,
+    lower-to-cublaslt-rt, group-gemv when `gemv` and `group_gemv` are on, share-buffers.
 
     `lumir.runtime.load` verifies the result. The backend option `fuse_kernels=False`
     skips fuse-kernels (one launch per hl op); `gemv=False` keeps every plan on
-    cuBLASLt.
+    cuBLASLt; `group_gemv=False` keeps one launch per GEMV call. No options: the
+    defaults.
     """
+    options = options or BackendOptions()
     ctx = lumir_context()
-    if fuse_kernels:
+    if options.fuse_kernels:
         FuseKernelsPass().apply(ctx, module)
         module.verify()
         dump("fuse-kernels", module)
-    LowerToCublasltRtPass(gemv=gemv).apply(ctx, module)
+    LowerToCublasltRtPass(gemv=options.gemv, share_buffers=False).apply(ctx, module)
     dump("lower-to-cublaslt-rt", module)
+    if options.gemv and options.group_gemv:
+        GroupGemvPass().apply(ctx, module)
+        dump("group-gemv", module)
+    ShareBuffersPass().apply(ctx, module)
+    dump("share-buffers", module)
     return module

@@ -10,6 +10,8 @@ an executor runs, op by op:
 - `cublaslt_rt.alloc` and `cublaslt_rt.constant`: a buffer, empty or holding a literal.
 - `cublaslt_rt.matmul @plan0 a(..) b(..) c(..)? bias(..)? d(..)`: one `cublasLtMatmul`
   with that plan, reading A, B, C and the bias and writing D in place.
+- `cublaslt_rt.matmul_group { cublaslt_rt.matmul ... }`: GEMV matmuls that read one B
+  and run as one launch of the grouped GEMV kernel (made by `group-gemv`).
 - `cublaslt_rt.launch "hl.softmax" {dim = 1 : i64} ins(..) outs(..)`: any other kernel;
   it runs the `hl` op it names, with that op's properties, from input buffers into an
   output buffer.
@@ -64,7 +66,9 @@ from xdsl.traits import (
     MemoryAllocEffect,
     MemoryReadEffect,
     MemoryWriteEffect,
+    NoTerminator,
     Pure,
+    RecursiveMemoryEffect,
     SymbolOpInterface,
     SymbolTable,
 )
@@ -80,7 +84,12 @@ from lumir.dialects.cublaslt import (
 )
 from lumir.dtypes import element_byte_width as dtype_byte_width
 from lumir.operand_layout import OPERAND_FIELDS, matrix_layout
-from lumir.plan_algorithms import ALGORITHMS, gemv_problems
+from lumir.plan_algorithms import (
+    ALGORITHMS,
+    GEMV_GROUP_MAX,
+    gemv_group_problems,
+    gemv_problems,
+)
 from lumir.verifier import (
     INVARIANT_CHECKS,
     FindingsVerifyException,
@@ -375,6 +384,11 @@ class MatmulOp(IRDLOperation):
             properties={"plan": SymbolRefAttr(plan)},
         )
 
+    def read_operands(self) -> list[tuple[str, SSAValue]]:
+        """The buffers this matmul reads, each with its role: A, B, C, the bias."""
+        roles = [("A", self.a), ("B", self.b), ("C", self.c), ("the bias", self.bias)]
+        return [(role, value) for role, value in roles if value is not None]
+
     def plan_op(self) -> PlanOp | None:
         """The `cublaslt_rt.plan` this matmul names, or None if there is none."""
         try:
@@ -424,6 +438,100 @@ class MatmulOp(IRDLOperation):
             )
         if problems:
             raise FindingsVerifyException([f"{self.plan}: {p}" for p in problems])
+
+
+# --- grouped GEMV ----------------------------------------------------------------------
+
+
+@irdl_op_definition
+class MatmulGroupOp(IRDLOperation):
+    """GEMV matmuls that read one activation, run as one launch (`lumir.runtime.gemv`).
+
+    The body is the member `cublaslt_rt.matmul` ops themselves, in program order, each
+    with its own plan, weight, D and optional C and bias, and its own location. On the
+    CPU the members run one after the other, exactly as they would ungrouped; on CUDA
+    they are one launch of the grouped GEMV kernel, in which each member is summed
+    with the block shape of its own launch, so every D is bit for bit what it would be
+    alone. The verifier refuses a group that launch could not run that way
+    (`matmul_group_problems`).
+    """
+
+    name = "cublaslt_rt.matmul_group"
+
+    body = region_def("single_block")
+
+    traits = traits_def(NoTerminator(), RecursiveMemoryEffect())
+    assembly_format = "attr-dict-with-keyword $body"
+
+    def __init__(self, members: Sequence[MatmulOp]):
+        block = Block()
+        for member in members:
+            member.detach()
+            block.add_op(member)
+        super().__init__(regions=[Region(block)])
+
+    def members(self) -> list[MatmulOp]:
+        """The member matmuls, in order (only matmuls, once the group verifies)."""
+        return [op for op in self.body.block.ops if isinstance(op, MatmulOp)]
+
+    def verify_(self) -> None:
+        strangers = [op.name for op in self.body.block.ops if not isinstance(op, MatmulOp)]
+        if strangers or self.body.block.args:
+            raise VerifyException(
+                f"'{self.name}' holds only cublaslt_rt.matmul ops and no block arguments, "
+                f"found {', '.join(strangers) or 'block arguments'}"
+            )
+        problems = matmul_group_problems(self.members())
+        if problems:
+            raise FindingsVerifyException([f"'{self.name}' {p}" for p in problems])
+
+
+def _member_name(index: int, member: MatmulOp) -> str:
+    return f"member {index} ({member.plan})"
+
+
+def matmul_group_problems(members: Sequence[MatmulOp]) -> list[str]:
+    """Why `members` cannot run as one grouped GEMV launch (empty when they can).
+
+    Two to `GEMV_GROUP_MAX` members (the kernel's slots); each a GEMV plan's call
+    (`algorithm = "gemv"`); all reading one B value and agreeing with the first member
+    as `gemv_group_problems` asks (k, B's type and step, one block shape); and no
+    member writing bytes another member reads or writes (views resolved): the members
+    run at once, so none may depend on another. A member whose plan is missing is left
+    to its own verifier.
+    """
+    if not 2 <= len(members) <= GEMV_GROUP_MAX:
+        return [f"holds {len(members)} matmul(s); a grouped GEMV runs 2 to {GEMV_GROUP_MAX}"]
+    problems: list[str] = []
+    plans = [member.plan_op() for member in members]
+    first_desc = plans[0].descriptor() if plans[0] is not None else None
+    for index, (member, plan) in enumerate(zip(members, plans, strict=True)):
+        name = _member_name(index, member)
+        if plan is not None and plan.algorithm.data != "gemv":
+            problems.append(
+                f'{name} runs algorithm = "{plan.algorithm.data}"; a group runs GEMV plans '
+                f'(algorithm = "gemv") only'
+            )
+        if index == 0:
+            continue
+        if member.b is not members[0].b:
+            problems.append(f"{name} reads another B than member 0; a group reads one B")
+        if plan is not None and first_desc is not None:
+            problems += [f"{name}: {p}" for p in gemv_group_problems(first_desc, plan.descriptor())]
+    for index, member in enumerate(members):
+        for other_index, other in enumerate(members):
+            if other is member:
+                continue
+            touched = other.read_operands() + ([("D", other.d)] if other_index > index else [])
+            for role, value in touched:
+                if overlap(member.d, value):
+                    problems.append(
+                        f"{_member_name(index, member)} writes D into bytes "
+                        f"{_member_name(other_index, other)} "
+                        f"{'writes' if role == 'D' else 'reads as ' + role}; the members of a "
+                        f"group run at once and may not depend on each other"
+                    )
+    return problems
 
 
 # --- other kernels ----------------------------------------------------------------------
@@ -797,7 +905,7 @@ def overlap(first: SSAValue, second: SSAValue) -> bool:
 
 CublasltRt = Dialect(
     "cublaslt_rt",
-    [PlanOp, AllocOp, ConstantOp, MatmulOp, LaunchOp, FusedLaunchOp, ViewOp],
+    [PlanOp, AllocOp, ConstantOp, MatmulOp, MatmulGroupOp, LaunchOp, FusedLaunchOp, ViewOp],
     [],
 )
 
@@ -809,6 +917,7 @@ __all__ = [
     "CublasltRt",
     "FusedLaunchOp",
     "LaunchOp",
+    "MatmulGroupOp",
     "MatmulOp",
     "PlanOp",
     "ViewOp",
@@ -820,6 +929,7 @@ __all__ = [
     "element_byte_width",
     "hl_op_class",
     "inverse_permutation",
+    "matmul_group_problems",
     "overlap",
     "permuted_shape",
     "tensor_of",

@@ -19,6 +19,8 @@ PASS_MODULES: dict[str, tuple[str, str]] = {
     "cublaslt-verify": ("lumir.passes.cublaslt_verify", "CublasltVerifyPass"),
     "fuse-kernels": ("lumir.passes.fuse_kernels", "FuseKernelsPass"),
     "lower-to-cublaslt-rt": ("lumir.passes.lower_to_cublaslt_rt", "LowerToCublasltRtPass"),
+    "group-gemv": ("lumir.passes.group_gemv", "GroupGemvPass"),
+    "share-buffers": ("lumir.passes.share_buffers", "ShareBuffersPass"),
     "lumir-pipeline": ("lumir.passes.pipeline", "LumirPipelinePass"),
 }
 """Pass name -> (module, class), in pipeline order."""

@@ -12,7 +12,8 @@ is dead before the other is first written.
   to `ALIGNMENT` bytes, that clears every buffer still live at its alloc; ties cannot
   arise, so the same function always gets the same plan.
 - Function arguments, constants and every buffer a result is (or is a view of) are
-  never placed: the caller owns arguments and reads results after the call.
+  never placed: the caller owns arguments and reads results after the call. Nor is a
+  buffer used only through views (an arena already): so a second run changes nothing.
 """
 
 from __future__ import annotations
@@ -46,11 +47,21 @@ def _aligned(size: int) -> int:
     return -(-size // ALIGNMENT) * ALIGNMENT
 
 
+def _position(op: Operation, position: dict[Operation, int]) -> int:
+    """The position of `op`, or of the function-level op it is nested in (a member of a
+    `cublaslt_rt.matmul_group` runs when its group does)."""
+    while op not in position:
+        parent = op.parent_op()
+        assert parent is not None, f"{op.name} is not inside the function"
+        op = parent
+    return position[op]
+
+
 def _last_use(value: SSAValue, position: dict[Operation, int]) -> int:
     """The last op position that touches `value` or a view of it."""
     last = position[value.owner] if isinstance(value.owner, Operation) else -1
     for use in value.uses:
-        last = max(last, position[use.operation])
+        last = max(last, _position(use.operation, position))
         if isinstance(use.operation, ViewOp):
             last = max(last, _last_use(use.operation.result, position))
     return last
@@ -64,6 +75,13 @@ def _returned_roots(func: FuncOp) -> set[SSAValue]:
     return roots
 
 
+def _is_arena(alloc: AllocOp) -> bool:
+    """Whether `alloc` is only ever used through views: an arena (this plan's, from an
+    earlier run), which holds no value of its own and is not placed again."""
+    uses = list(alloc.memref.uses)
+    return bool(uses) and all(isinstance(use.operation, ViewOp) for use in uses)
+
+
 def plan_buffers(func: FuncOp) -> tuple[int, list[Placement]]:
     """The arena size and each placed intermediate's offset, in program order."""
     ops = list(func.body.block.ops)
@@ -73,7 +91,7 @@ def plan_buffers(func: FuncOp) -> tuple[int, list[Placement]]:
     placements: list[Placement] = []
     arena = 0
     for index, op in enumerate(ops):
-        if not isinstance(op, AllocOp) or op.memref in returned:
+        if not isinstance(op, AllocOp) or op.memref in returned or _is_arena(op):
             continue
         size = _aligned(buffer_bytes(op.memref.type))
         if size == 0:

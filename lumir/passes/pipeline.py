@@ -18,13 +18,17 @@ PIPELINE = (
     "cublaslt-verify",
     "fuse-kernels",
     "lower-to-cublaslt-rt",
+    "group-gemv",
+    "share-buffers",
 )
-"""The passes of lumir-pipeline, in order."""
+"""The passes of lumir-pipeline, in order. lower-to-cublaslt-rt runs without its buffer
+plan (`share_buffers=false`): share-buffers places the buffers last, after group-gemv
+has moved the grouped calls."""
 
 
 @dataclass(frozen=True)
 class LumirPipelinePass(ModulePass):
-    """Run the whole compiler: canonicalize, lower to cublaslt, fuse, verify, fuse kernels, lower.
+    """Run the whole compiler: the passes above, hl-canonicalize to share-buffers, in order.
 
     It is a pipeline, not one opaque pass: `stages()` is its list of passes, which
     lumir-opt and lumir-run run one by one (so `--print-ir-after-all` prints after
@@ -48,6 +52,11 @@ class LumirPipelinePass(ModulePass):
     gemv: bool = True
     """Let lower-to-cublaslt-rt run one-column calls as lumir's GEMV where the cost model
     says it is faster (`algorithm = "gemv"`); `gemv=false` keeps every plan on cuBLASLt."""
+
+    group_gemv: bool = True
+    """Run group-gemv (when `gemv` is on): GEMV calls that read one activation become
+    one launch each (`cublaslt_rt.matmul_group`). `group_gemv=false` leaves one launch per
+    call and is no stage at all."""
 
     def __post_init__(self) -> None:
         if self.stop_after is not None and self.stop_after not in PIPELINE:
@@ -74,7 +83,10 @@ class LumirPipelinePass(ModulePass):
                 if self.fuse_kernels:
                     stages.append(pass_class())
             elif name == "lower-to-cublaslt-rt":
-                stages.append(pass_class(gemv=self.gemv))
+                stages.append(pass_class(gemv=self.gemv, share_buffers=False))
+            elif name == "group-gemv":
+                if self.gemv and self.group_gemv:
+                    stages.append(pass_class())
             else:
                 stages.append(pass_class())
         return tuple(stages)

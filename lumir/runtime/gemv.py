@@ -10,24 +10,89 @@ notes.md), so lumir can run such a call as this GEMV instead, when the IR says s
 
 computed in f32 (products and sums), rounded once to d's type, like cuBLASLt's
 `compute_32f` call it replaces; only the order of the sum differs.
+
+Small GEMVs are bound by launch latency more than by bytes, so the GEMV calls of a
+`cublaslt_rt.matmul_group` (several calls reading one activation, such as a decode
+layer's k and v projections) run as one launch of the grouped kernel: `GroupedGemvPlan`.
+Each member reads its own weight where it lives and writes its own D, with the block
+shape it would have alone, so its D is bit for bit what its own launch writes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import torch
 
-from lumir.cublaslt_enums import DataType, Operand, Order, Transpose
+from lumir.cublaslt_enums import DataType, Operand
 from lumir.matmul_descriptor import MatmulDescriptor
-from lumir.operand_layout import OPERAND_FIELDS, matrix_layout
-from lumir.plan_algorithms import gemv_problems
+from lumir.operand_layout import OPERAND_FIELDS, matrix_layout, op_element_steps
+from lumir.plan_algorithms import GEMV_GROUP_MAX, GemvConfig, gemv_config, gemv_problems
 from lumir.runtime.buffers import data_type_dtype
 from lumir.runtime.reference_gemm import scale_as_read
 
 
 class GemvPlanError(ValueError):
     """The call is not one the GEMV runs, or an operand's layout overruns its buffer."""
+
+
+@dataclass(frozen=True)
+class GemvOperands:
+    """One GEMV call on strided tensors: d = alpha * a x + beta * c + bias.
+
+    `a` is m x k (op(A)), `x` has k entries, `d`, `c` and `bias` m each; C is read only
+    when it is given and beta != 0.
+    """
+
+    a: torch.Tensor
+    x: torch.Tensor
+    d: torch.Tensor
+    c: torch.Tensor | None = None
+    bias: torch.Tensor | None = None
+    alpha: float = 1.0
+    beta: float = 0.0
+
+    def __post_init__(self) -> None:
+        m, k = self.a.shape
+        shapes_ok = self.x.shape == (k,) and self.d.shape == (m,)
+        for vector in (self.c, self.bias):
+            shapes_ok &= vector is None or vector.shape == (m,)
+        if not shapes_ok:
+            shapes = [None if t is None else tuple(t.shape) for t in self._tensors()]
+            raise ValueError(f"gemv: a, x, d, c, bias of shapes {shapes}")
+
+    def _tensors(self) -> tuple[torch.Tensor | None, ...]:
+        return (self.a, self.x, self.d, self.c, self.bias)
+
+    @property
+    def reads_c(self) -> bool:
+        return self.c is not None and self.beta != 0.0
+
+    def config(self) -> GemvConfig:
+        """The block shape this call runs with alone (`gemv_config`)."""
+        m, k = self.a.shape
+        return gemv_config(m, k)
+
+    def kernel_arguments(self) -> tuple[object, ...]:
+        """The kernels' per-call arguments, in their order: a, c, bias, d, m, the strides
+        of a (rows, columns), c, bias and d, alpha, beta (an absent C or bias is d)."""
+        c = self.c if self.reads_c and self.c is not None else self.d
+        bias = self.bias if self.bias is not None else self.d
+        return (
+            self.a,
+            c,
+            bias,
+            self.d,
+            self.a.shape[0],
+            self.a.stride(0),
+            self.a.stride(1),
+            c.stride(0),
+            bias.stride(0),
+            self.d.stride(0),
+            float(self.alpha),
+            float(self.beta),
+        )
 
 
 class GemvPlan:
@@ -37,7 +102,8 @@ class GemvPlan:
     the descriptor's layouts): A, B and D, C when beta != 0, the bias for the BIAS
     epilogue (read as `bias_dtype`, default D's type). Construction checks the call
     (`gemv_problems`) and that every layout fits its buffer, and fixes the strided
-    views, so `run()` is one kernel launch.
+    views (`operands`, which a `GroupedGemvPlan` launches with others), so `run()` is
+    one kernel launch.
     """
 
     def __init__(
@@ -56,28 +122,28 @@ class GemvPlan:
         if problems:
             raise GemvPlanError("; ".join(problems))
         self.descriptor = desc
-        matrix = _op_matrix(a, desc, Operand.A)
-        vector = _op_matrix(b, desc, Operand.B)[:, 0]
-        out = _op_matrix(d, desc, Operand.D)[:, 0]
         reads_c = desc.beta != 0.0
         if reads_c and c is None:
             raise GemvPlanError(f"beta = {desc.beta} reads C, but no C buffer was given")
-        addend = _op_matrix(c, desc, Operand.C)[:, 0] if reads_c and c is not None else None
         if (bias is not None) != desc.epilogue.reads_bias:
             raise GemvPlanError(f"epilogue {desc.epilogue}: bias buffer given = {bias is not None}")
         offset = None
         if bias is not None:
             dtype = data_type_dtype(bias_dtype or desc.d_dtype)
             offset = _fitting(bias, dtype, (desc.m,), (1,), "bias")
-        self.buffers = {"a": a, "b": b, "c": c, "d": d, "bias": bias}
-        self._launch = gemv_launch(
-            matrix,
-            vector,
-            out,
-            c=addend,
+        self.operands = GemvOperands(
+            _op_matrix(a, desc, Operand.A),
+            _op_matrix(b, desc, Operand.B)[:, 0],
+            _op_matrix(d, desc, Operand.D)[:, 0],
+            c=_op_matrix(c, desc, Operand.C)[:, 0] if reads_c and c is not None else None,
             bias=offset,
             alpha=scale_as_read(desc.alpha, desc.scale_type),
             beta=scale_as_read(desc.beta, desc.scale_type),
+        )
+        self.buffers = {"a": a, "b": b, "c": c, "d": d, "bias": bias}
+        call = self.operands
+        self._launch = gemv_launch(
+            call.a, call.x, call.d, c=call.c, bias=call.bias, alpha=call.alpha, beta=call.beta
         )
 
     def run(self) -> None:
@@ -88,15 +154,44 @@ class GemvPlan:
         """Nothing to release (no cuBLASLt objects); for the plan interface."""
 
 
+class GroupedGemvPlan:
+    """A `cublaslt_rt.matmul_group`, ready to run on CUDA buffers: one launch of the
+    grouped kernel over its members' calls (each member's `GemvPlan.operands`, in order).
+
+    Construction checks what the kernel assumes and the verifier guarantees for IR: two
+    to `GEMV_GROUP_MAX` members reading one vector (same storage, offset, stride, type)
+    with one block shape (`gemv_config`).
+    """
+
+    def __init__(self, members: Sequence[GemvOperands]) -> None:
+        self.members = tuple(members)
+        if not 2 <= len(self.members) <= GEMV_GROUP_MAX:
+            raise GemvPlanError(
+                f"a group runs 2 to {GEMV_GROUP_MAX} GEMVs in one launch, not {len(self.members)}"
+            )
+        first = self.members[0].x
+        for index, member in enumerate(self.members[1:], start=1):
+            x = member.x
+            same = (x.data_ptr(), x.stride(), x.shape, x.dtype)
+            if same != (first.data_ptr(), first.stride(), first.shape, first.dtype):
+                raise GemvPlanError(
+                    f"member {index} reads another vector than member 0; a group reads one B"
+                )
+        self._launch = grouped_gemv_launch(self.members)
+
+    def run(self) -> None:
+        """Compute every member's D from the buffers' current contents (one launch)."""
+        self._launch()
+
+    def close(self) -> None:
+        """Nothing to release (no cuBLASLt objects); for the plan interface."""
+
+
 def _op_matrix(buffer: torch.Tensor, desc: MatmulDescriptor, operand: Operand) -> torch.Tensor:
     """op(X) of the call as a strided view of `buffer` (rows x cols of op(X))."""
-    layout = matrix_layout(desc, operand)
-    steps = (1, layout.ld) if layout.order is Order.COL else (layout.ld, 1)
-    stored = _fitting(
-        buffer, data_type_dtype(layout.dtype), (layout.rows, layout.cols), steps, operand.value
-    )
-    transposed = OPERAND_FIELDS[operand].transpose(desc) is Transpose.T
-    return stored.t() if transposed else stored
+    dtype = data_type_dtype(matrix_layout(desc, operand).dtype)
+    sizes = OPERAND_FIELDS[operand].op_sizes(desc)
+    return _fitting(buffer, dtype, sizes, op_element_steps(desc, operand), operand.value)
 
 
 def _fitting(
@@ -116,25 +211,21 @@ def _fitting(
     return flat.as_strided(shape, strides)
 
 
-def gemv_config(m: int, k: int) -> tuple[int, int, int]:
-    """(BLOCK_M, BLOCK_K, num_warps) for an m x k GEMV: a pure function of the shape, so
-    every process runs the same kernel and sums in the same order.
-
-    From `bench/gemv_sweep.py` on the H200 (the best of 26 block shapes per Llama-1B
-    projection, µs inside a CUDA graph): 512 x 2048 (1, 1024, 8) 2.9; 2048 x 2048 and
-    3072 x 2048 (2, 1024, 4) 4.2 / 5.1; 2048 x 8192 (1, 1024, 4) 10.3; 8192 x 2048 and
-    10240 x 2048 (16, 256, 8 / 4) 10.2 / 12.0. Many rows: few, wide programs; long rows
-    or few rows: one or two rows per program, so enough programs stream at once.
-    """
-    if m >= 8192 and k <= 4096:
-        block_m, block_k, warps = 16, 256, 8
-    elif k >= 2 * m or m <= 1024:
-        block_m, block_k, warps = 1, 1024, 8 if m <= 1024 else 4
-    else:
-        block_m, block_k, warps = 2, 1024, 4
-    if k < block_k:  # a short row: one block covers it
-        block_k = max(16, 1 << (k - 1).bit_length())
-    return block_m, block_k, warps
+def _launch_config(
+    calls: Sequence[GemvOperands],
+    block_m: int | None,
+    block_k: int | None,
+    num_warps: int | None,
+) -> GemvConfig:
+    """The block shape of one launch over `calls`: each field given, or the one every call
+    has alone (a launch over calls of different block shapes must be given one)."""
+    alone = {call.config() for call in calls}
+    given = (block_m, block_k, num_warps)
+    if None in given and len(alone) != 1:
+        raise ValueError(f"gemv: the calls run with different block shapes alone: {sorted(alone)}")
+    default = next(iter(alone))
+    config = tuple(value or fallback for value, fallback in zip(given, default, strict=True))
+    return config  # type: ignore[return-value]
 
 
 def gemv_launch(
@@ -151,42 +242,23 @@ def gemv_launch(
     num_warps: int | None = None,
 ) -> Callable[[], None]:
     """A zero-argument launch of the GEMV over these fixed tensors (captured into the
-    program's CUDA graph like any other launch)."""
+    program's CUDA graph like any other launch). The block shape is `gemv_config`'s,
+    unless given (`bench/gemv_sweep.py` tries others)."""
+    call = GemvOperands(a, x, d, c=c, bias=bias, alpha=alpha, beta=beta)
+    block_m, block_k, num_warps = _launch_config([call], block_m, block_k, num_warps)
     from lumir.runtime.gemv_kernel import gemv_kernel
 
-    m, k = a.shape
-    if x.shape != (k,) or d.shape != (m,):
-        raise ValueError(f"gemv: a {tuple(a.shape)}, x {tuple(x.shape)}, d {tuple(d.shape)}")
-    default = gemv_config(m, k)
-    block_m = block_m or default[0]
-    block_k = block_k or default[1]
-    num_warps = num_warps or default[2]
-    has_c = c is not None and beta != 0.0
-    c_arg = c if has_c else d
-    bias_arg = bias if bias is not None else d
+    a, c_arg, bias_arg, d, m, s_am, s_ak, s_c, s_bias, s_d, alpha, beta = call.kernel_arguments()
+    k = x.shape[0]
+    arguments = (a, x, c_arg, bias_arg, d, m, k, s_am, s_ak, x.stride(0), s_c, s_bias, s_d)
     grid = (-(-m // block_m),)
-    arguments = (
-        a,
-        x,
-        c_arg,
-        bias_arg,
-        d,
-        m,
-        k,
-        a.stride(0),
-        a.stride(1),
-        x.stride(0),
-        c_arg.stride(0),
-        bias_arg.stride(0),
-        d.stride(0),
-        float(alpha),
-        float(beta),
-    )
 
     def launch() -> None:
         gemv_kernel[grid](
             *arguments,
-            HAS_C=has_c,
+            alpha,
+            beta,
+            HAS_C=call.reads_c,
             HAS_BIAS=bias is not None,
             BLOCK_M=block_m,
             BLOCK_K=block_k,
@@ -196,4 +268,54 @@ def gemv_launch(
     return launch
 
 
-__all__ = ["GemvPlan", "GemvPlanError", "gemv_config", "gemv_launch"]
+def grouped_gemv_launch(
+    calls: Sequence[GemvOperands],
+    *,
+    block_m: int | None = None,
+    block_k: int | None = None,
+    num_warps: int | None = None,
+) -> Callable[[], None]:
+    """A zero-argument launch of the grouped kernel over `calls`, which read one vector
+    (`calls[i].x` all alike). Member i owns the programs after member i - 1's, one per
+    row block of its D. The block shape is the one every call has alone (refused when
+    they differ), unless given (the bench compares others; then a member's sums need
+    not be those of its own launch)."""
+    if not 1 <= len(calls) <= GEMV_GROUP_MAX:
+        raise ValueError(f"gemv: a grouped launch runs 1 to {GEMV_GROUP_MAX} calls")
+    block_m, block_k, num_warps = _launch_config(calls, block_m, block_k, num_warps)
+    from lumir.runtime.gemv_kernel import grouped_gemv_kernel
+
+    x = calls[0].x
+    per_call = list(zip(*(call.kernel_arguments() for call in calls), strict=True))
+    starts, ends, total = [], [], 0
+    for call in calls:
+        starts.append(total)
+        total += -(-call.a.shape[0] // block_m)
+        ends.append(total)
+    c_members = sum(1 << i for i, call in enumerate(calls) if call.reads_c)
+    bias_members = sum(1 << i for i, call in enumerate(calls) if call.bias is not None)
+    arguments = (x, x.shape[0], x.stride(0), *per_call, tuple(starts), tuple(ends))
+
+    def launch() -> None:
+        grouped_gemv_kernel[(total,)](
+            *arguments,
+            MEMBERS=len(calls),
+            C_MEMBERS=c_members,
+            BIAS_MEMBERS=bias_members,
+            BLOCK_M=block_m,
+            BLOCK_K=block_k,
+            num_warps=num_warps,
+        )
+
+    return launch
+
+
+__all__ = [
+    "GemvOperands",
+    "GemvPlan",
+    "GemvPlanError",
+    "GroupedGemvPlan",
+    "gemv_config",
+    "gemv_launch",
+    "grouped_gemv_launch",
+]

@@ -1,10 +1,69 @@
-"""The Triton GEMV kernel (imported lazily: only a GEMV launch on CUDA, or the
-interpreter check, needs Triton). See `lumir.runtime.gemv` for what it computes."""
+"""The Triton GEMV kernels (imported lazily: only a GEMV launch on CUDA, or the
+interpreter check, needs Triton). See `lumir.runtime.gemv` for what they compute.
+
+`gemv_kernel` runs one call; `grouped_gemv_kernel` runs several calls that read one
+activation vector (a `cublaslt_rt.matmul_group`) in one launch. Both hand each program
+to `_gemv_block`, so a member of a group is summed by the very code, block shape and
+order that its own launch would use.
+"""
 
 from __future__ import annotations
 
 import triton
 import triton.language as tl
+
+
+@triton.jit
+def _gemv_block(
+    a_ptr,
+    x_ptr,
+    c_ptr,
+    bias_ptr,
+    d_ptr,
+    block,
+    m,
+    k,
+    stride_am,
+    stride_ak,
+    stride_x,
+    stride_c,
+    stride_bias,
+    stride_d,
+    alpha,
+    beta,
+    HAS_C: tl.constexpr,
+    HAS_BIAS: tl.constexpr,
+    BLOCK_M: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+):
+    """d[i] = alpha * sum_p a[i, p] x[p] + beta * c[i] + bias[i], for the BLOCK_M rows i
+    of row block `block`.
+
+    The program walks K in BLOCK_K columns, accumulating the products in f32 lanes; one
+    sum over the lanes at the end, one rounding to d's type. No atomics: every output is
+    written by one program, in one order, so the result does not depend on scheduling.
+    """
+    rows = block * BLOCK_M + tl.arange(0, BLOCK_M)
+    row_ok = rows < m
+    lanes = tl.zeros((BLOCK_M, BLOCK_K), dtype=tl.float32)
+    for start in range(0, k, BLOCK_K):
+        cols = start + tl.arange(0, BLOCK_K)
+        col_ok = cols < k
+        a = tl.load(
+            a_ptr + rows[:, None] * stride_am + cols[None, :] * stride_ak,
+            mask=row_ok[:, None] & col_ok[None, :],
+            other=0.0,
+        )
+        x = tl.load(x_ptr + cols * stride_x, mask=col_ok, other=0.0)
+        lanes += a.to(tl.float32) * x.to(tl.float32)[None, :]
+    result = tl.sum(lanes, axis=1) * alpha
+    if HAS_C:
+        c = tl.load(c_ptr + rows * stride_c, mask=row_ok, other=0.0)
+        result += beta * c.to(tl.float32)
+    if HAS_BIAS:
+        bias = tl.load(bias_ptr + rows * stride_bias, mask=row_ok, other=0.0)
+        result += bias.to(tl.float32)
+    tl.store(d_ptr + rows * stride_d, result.to(d_ptr.dtype.element_ty), mask=row_ok)
 
 
 @triton.jit
@@ -29,31 +88,86 @@ def gemv_kernel(
     BLOCK_M: tl.constexpr,
     BLOCK_K: tl.constexpr,
 ):
-    """d[i] = alpha * sum_p a[i, p] x[p] + beta * c[i] + bias[i], for BLOCK_M rows i.
+    """One GEMV: program i computes row block i of d."""
+    _gemv_block(
+        a_ptr,
+        x_ptr,
+        c_ptr,
+        bias_ptr,
+        d_ptr,
+        tl.program_id(0),
+        m,
+        k,
+        stride_am,
+        stride_ak,
+        stride_x,
+        stride_c,
+        stride_bias,
+        stride_d,
+        alpha,
+        beta,
+        HAS_C,
+        HAS_BIAS,
+        BLOCK_M,
+        BLOCK_K,
+    )
 
-    Each program owns BLOCK_M rows and walks K in BLOCK_K columns, accumulating the
-    products in f32 lanes; one sum over the lanes at the end, one rounding to d's type.
-    No atomics: every output is written by one program, in one order, so the result
-    does not depend on scheduling.
+
+@triton.jit
+def grouped_gemv_kernel(
+    x_ptr,
+    k,
+    stride_x,
+    a_ptrs,
+    c_ptrs,
+    bias_ptrs,
+    d_ptrs,
+    ms,
+    strides_am,
+    strides_ak,
+    strides_c,
+    strides_bias,
+    strides_d,
+    alphas,
+    betas,
+    starts,
+    ends,
+    MEMBERS: tl.constexpr,
+    C_MEMBERS: tl.constexpr,
+    BIAS_MEMBERS: tl.constexpr,
+    BLOCK_M: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+):
+    """MEMBERS GEMVs over one vector x, each with its own matrix, output, C and bias.
+
+    Every per-member argument is a tuple with one entry per member (a pointer or a
+    scalar each: no pointer table to load first). Member i owns programs
+    [starts[i], ends[i]), one per row block of its own d, so a program finds its member
+    by comparing its id with them. Bit i of C_MEMBERS (BIAS_MEMBERS) says whether
+    member i reads C (a bias).
     """
-    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
-    row_ok = rows < m
-    lanes = tl.zeros((BLOCK_M, BLOCK_K), dtype=tl.float32)
-    for start in range(0, k, BLOCK_K):
-        cols = start + tl.arange(0, BLOCK_K)
-        col_ok = cols < k
-        a = tl.load(
-            a_ptr + rows[:, None] * stride_am + cols[None, :] * stride_ak,
-            mask=row_ok[:, None] & col_ok[None, :],
-            other=0.0,
-        )
-        x = tl.load(x_ptr + cols * stride_x, mask=col_ok, other=0.0)
-        lanes += a.to(tl.float32) * x.to(tl.float32)[None, :]
-    result = tl.sum(lanes, axis=1) * alpha
-    if HAS_C:
-        c = tl.load(c_ptr + rows * stride_c, mask=row_ok, other=0.0)
-        result += beta * c.to(tl.float32)
-    if HAS_BIAS:
-        bias = tl.load(bias_ptr + rows * stride_bias, mask=row_ok, other=0.0)
-        result += bias.to(tl.float32)
-    tl.store(d_ptr + rows * stride_d, result.to(d_ptr.dtype.element_ty), mask=row_ok)
+    pid = tl.program_id(0)
+    for i in tl.static_range(MEMBERS):
+        if (pid >= starts[i]) & (pid < ends[i]):
+            _gemv_block(
+                a_ptrs[i],
+                x_ptr,
+                c_ptrs[i],
+                bias_ptrs[i],
+                d_ptrs[i],
+                pid - starts[i],
+                ms[i],
+                k,
+                strides_am[i],
+                strides_ak[i],
+                stride_x,
+                strides_c[i],
+                strides_bias[i],
+                strides_d[i],
+                alphas[i],
+                betas[i],
+                (C_MEMBERS >> i) & 1,
+                (BIAS_MEMBERS >> i) & 1,
+                BLOCK_M,
+                BLOCK_K,
+            )

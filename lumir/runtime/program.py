@@ -10,8 +10,10 @@ Loading and running are separate phases, as they are for cuBLASLt itself:
   its output buffer (`hl_torch.bind_into_kernel`; a permuted, strided view where the
   launch has `input_permutations` / `output_permutation`), bind every `cublaslt_rt.fused_launch`
   to its body run op by op (CPU) or to its generated Triton kernel (CUDA,
-  `lumir.runtime.fused_kernels`), and keep the result as a flat tuple of zero-argument
-  launches;
+  `lumir.runtime.fused_kernels`), build a `cublaslt_rt.matmul_group` as its members'
+  plans run one after the other (CPU: exactly the ungrouped program) or as one grouped
+  GEMV launch (CUDA, `lumir.runtime.gemv.GroupedGemvPlan`), and keep the result as a
+  flat tuple of zero-argument launches, one per op that runs;
 - run: copy the caller's tensors into the static input buffers, call the launches in
   order (on CUDA: replay the CUDA graph they were captured into during the first run),
   and return copies of the output buffers.
@@ -48,6 +50,7 @@ from lumir.dialects.cublaslt_rt import (
     ConstantOp,
     FusedLaunchOp,
     LaunchOp,
+    MatmulGroupOp,
     MatmulOp,
     PlanOp,
     ViewOp,
@@ -90,6 +93,27 @@ class MatmulPlan(Protocol):
 PlanFactory = Callable[
     [MatmulDescriptor, torch.Tensor, torch.Tensor, torch.Tensor, "_PlanExtras"], MatmulPlan
 ]
+
+GroupFactory = Callable[[Sequence[MatmulPlan]], MatmulPlan]
+"""Builds the plan of a `cublaslt_rt.matmul_group` from its members' plans."""
+
+
+class PlansInOrder:
+    """A group's member plans run one after the other: on the CPU a group computes
+    exactly what its members compute ungrouped."""
+
+    def __init__(self, plans: Sequence[MatmulPlan]) -> None:
+        self.plans = tuple(plans)
+
+    def run(self) -> None:
+        for plan in self.plans:
+            plan.run()
+
+    def close(self) -> None:
+        for plan in self.plans:
+            close = getattr(plan, "close", None)
+            if close is not None:
+                close()
 
 
 @dataclass(frozen=True)
@@ -272,14 +296,16 @@ def load_with_buffers(
     func = find_function(module, function)
     check_function_sizes(func)  # before any buffer exists
     target = torch.device(device)
+    group_factory: GroupFactory = PlansInOrder
     if target.type == "cuda":
         factory, target = _cuda_plan_factory(target, _largest_workspace(module))
+        group_factory = _grouped_gemv_plan
     elif target.type == "cpu":
         factory = _cpu_plan
     else:
         raise DeviceUnavailableError(f"lumir runs programs on 'cpu' or 'cuda', not '{device}'")
     bound = bind_static_inputs(func, static_inputs or {}, target)
-    loader = _Loader(func, target, factory)
+    loader = _Loader(func, target, factory, group_factory)
     loader.buffers.update({func.body.block.args[i]: buffer for i, buffer in bound.items()})
     return loader.load(), loader.buffers
 
@@ -322,6 +348,19 @@ def _cpu_plan(
     return ReferenceGemmPlan(
         desc, a, b, d, c=extras.c, bias=extras.bias, bias_dtype=extras.bias_dtype
     )
+
+
+def _grouped_gemv_plan(members: Sequence[MatmulPlan]) -> MatmulPlan:
+    """One grouped GEMV launch over the members' GEMV plans (a verified group's members
+    are all `algorithm = "gemv"`, so on CUDA they are `GemvPlan`s)."""
+    from lumir.runtime.gemv import GemvPlan, GemvPlanError, GroupedGemvPlan
+
+    calls = []
+    for index, plan in enumerate(members):
+        if not isinstance(plan, GemvPlan):
+            raise GemvPlanError(f"member {index} is not a GEMV plan; a group runs GEMV plans only")
+        calls.append(plan.operands)
+    return GroupedGemvPlan(calls)
 
 
 def _largest_workspace(module: ModuleOp) -> int:
@@ -386,10 +425,17 @@ def _cuda_plan_factory(
 class _Loader:
     """The load phase: walks the function once, allocating and binding as it goes."""
 
-    def __init__(self, func: FuncOp, device: torch.device, plan_factory: PlanFactory):
+    def __init__(
+        self,
+        func: FuncOp,
+        device: torch.device,
+        plan_factory: PlanFactory,
+        group_factory: GroupFactory,
+    ):
         self.func = func
         self.device = device
         self.plan_factory = plan_factory
+        self.group_factory = group_factory
         self.buffers: dict[SSAValue, torch.Tensor] = {}
         self.launches: list[Launch] = []
         self.plans: list[MatmulPlan] = []
@@ -457,6 +503,8 @@ class _Loader:
             self.buffers[op.result] = self.buffers[root][start:end]
         elif isinstance(op, MatmulOp):
             self._load_matmul(op)
+        elif isinstance(op, MatmulGroupOp):
+            self._load_group(op)
         elif isinstance(op, LaunchOp):
             self._load_launch(op)
         elif isinstance(op, FusedLaunchOp):
@@ -467,6 +515,26 @@ class _Loader:
             )
 
     def _load_matmul(self, op: MatmulOp) -> None:
+        built = self._matmul_plan(op)
+        self.plans.append(built)
+        self.launches.append(built.run)
+
+    def _load_group(self, op: MatmulGroupOp) -> None:
+        members = op.members()
+        for index, member in enumerate(members):  # what the verifier says, views resolved
+            others = [m for m in members if m is not member]
+            read = [value for other in others for _, value in other.read_operands()]
+            _refuse_overlap(op, member.d, read + [o.d for o in others[index:]])
+        plans = [self._matmul_plan(member) for member in members]
+        try:
+            built = self.group_factory(plans)
+        except (RuntimeError, ValueError) as error:
+            raise LumirDiagnosticError([op_diagnostic(op, f"'{op.name}': {error}")]) from None
+        self.plans.append(built)
+        self.launches.append(built.run)
+
+    def _matmul_plan(self, op: MatmulOp) -> MatmulPlan:
+        """The plan of one matmul, built on its buffers (errors located at the op)."""
         _refuse_overlap(op, op.d, [op.a, op.b, *([op.bias] if op.bias is not None else [])])
         plan = op.plan_op()
         if plan is None:
@@ -481,7 +549,7 @@ class _Loader:
             algorithm=plan.algorithm.data,
         )
         try:
-            built = self.plan_factory(
+            return self.plan_factory(
                 plan.descriptor(),
                 self.buffers[op.a],
                 self.buffers[op.b],
@@ -492,8 +560,6 @@ class _Loader:
             raise LumirDiagnosticError(
                 [op_diagnostic(op, f"'{op.name}' {op.plan}: {error}")]
             ) from None
-        self.plans.append(built)
-        self.launches.append(built.run)
 
     def _load_launch(self, op: LaunchOp) -> None:
         # A kernel of IN_PLACE_KERNELS may update its first input in place (the verifier

@@ -8,8 +8,13 @@ first imported, so the check runs in a child process:
 lumir-pipeline, and for each plan the lowering gave `algorithm = "gemv"` fills its
 operand buffers with seeded random values, runs `GemvPlan` and `ReferenceGemmPlan`
 over the same bytes, and prints one JSON line per plan (its name and the largest
-absolute difference of D). The exit status is 0 when the file has at least one GEMV
-plan and every D agrees within `--atol` + `--rtol` times the reference.
+absolute difference of D). Then, for each `cublaslt_rt.matmul_group` group-gemv made,
+it runs the members as one `GroupedGemvPlan` launch over one shared B buffer, each
+member as its own `GemvPlan` and as the reference, and prints one JSON line per group:
+whether every member's D is bit for bit its own launch's, and the largest difference
+from the reference. The exit status is 0 when the file has at least one GEMV plan and
+every D agrees with the reference within `tolerance` (and every grouped D is its own
+launch's exactly).
 """
 
 from __future__ import annotations
@@ -19,17 +24,20 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 
 from lumir.cublaslt_enums import DataType, Operand
-from lumir.dialects.cublaslt_rt import PlanOp
+from lumir.dialects.cublaslt_rt import MatmulGroupOp, PlanOp
 from lumir.matmul_descriptor import MatmulDescriptor
 from lumir.operand_layout import matrix_layout
 from lumir.parsing import parse_module_text
 from lumir.runtime.buffers import data_type_dtype
 from lumir.runtime.layouts import element_offsets
+from lumir.runtime.program import MatmulPlan
 from lumir.runtime.reference_gemm import ReferenceGemmPlan
 from lumir.testing.programs import compile_text
 
@@ -38,6 +46,12 @@ def gemv_plans(text: str) -> list[PlanOp]:
     """The plans of `text` (hl, through lumir-pipeline) that run as the GEMV."""
     module = parse_module_text(compile_text(text, fuse_kernels=False), "<gemv_check>")
     return [op for op in module.ops if isinstance(op, PlanOp) and op.algorithm.data == "gemv"]
+
+
+def gemv_groups(text: str) -> list[MatmulGroupOp]:
+    """The grouped GEMV launches of `text` (hl, through lumir-pipeline), in order."""
+    module = parse_module_text(compile_text(text, fuse_kernels=False), "<gemv_check>")
+    return [op for op in module.walk() if isinstance(op, MatmulGroupOp)]
 
 
 def _reach(desc: MatmulDescriptor, operand: Operand) -> int:
@@ -52,29 +66,87 @@ def _buffer(desc: MatmulDescriptor, operand: Operand, generator: torch.Generator
     return values.view(torch.uint8).clone()
 
 
+PlanClass = Callable[..., MatmulPlan]
+"""GemvPlan or ReferenceGemmPlan: built from a descriptor and buffers alike."""
+
+
+@dataclass(frozen=True)
+class _Call:
+    """One plan's call on random operand buffers; `run(make)` computes D with the plan
+    class `make` (GemvPlan, ReferenceGemmPlan) into a fresh buffer."""
+
+    plan: PlanOp
+    a: torch.Tensor
+    b: torch.Tensor
+    c: torch.Tensor | None
+    bias: torch.Tensor | None
+
+    @classmethod
+    def random(
+        cls, plan: PlanOp, generator: torch.Generator, b: torch.Tensor | None = None
+    ) -> _Call:
+        desc = plan.descriptor()
+        a = _buffer(desc, Operand.A, generator)
+        b = _buffer(desc, Operand.B, generator) if b is None else b
+        c = _buffer(desc, Operand.C, generator) if desc.beta != 0.0 else None
+        bias = None
+        if desc.epilogue.reads_bias:
+            dtype = data_type_dtype(plan.bias_data_type() or desc.d_dtype)
+            bias = (0.5 * torch.randn(desc.m, generator=generator)).to(dtype).view(torch.uint8)
+        return cls(plan, a, b, c, bias)
+
+    def new_d(self) -> torch.Tensor:
+        desc = self.plan.descriptor()
+        return torch.zeros(_reach(desc, Operand.D) * desc.d_dtype.byte_width, dtype=torch.uint8)
+
+    def build(self, make: PlanClass, d: torch.Tensor) -> MatmulPlan:
+        desc, bias_dtype = self.plan.descriptor(), self.plan.bias_data_type()
+        return make(desc, self.a, self.b, d, c=self.c, bias=self.bias, bias_dtype=bias_dtype)
+
+    def values(self, d: torch.Tensor) -> torch.Tensor:
+        return d.view(data_type_dtype(self.plan.descriptor().d_dtype)).double()
+
+    def run(self, make: PlanClass) -> torch.Tensor:
+        d = self.new_d()
+        self.build(make, d).run()
+        return self.values(d)
+
+
+def _within(got: torch.Tensor, want: torch.Tensor, d_dtype: DataType) -> tuple[float, bool]:
+    atol, rtol = tolerance(d_dtype)
+    return float((got - want).abs().max()), torch.allclose(got, want, rtol=rtol, atol=atol)
+
+
 def check_plan(plan: PlanOp, seed: int) -> tuple[float, bool]:
     """Largest |D_gemv - D_reference| over one seeded set of operand buffers, and
     whether every element is within `tolerance` of the reference."""
     from lumir.runtime.gemv import GemvPlan
 
-    desc = plan.descriptor()
+    call = _Call.random(plan, torch.Generator().manual_seed(seed))
+    return _within(call.run(GemvPlan), call.run(ReferenceGemmPlan), plan.descriptor().d_dtype)
+
+
+def check_group(group: MatmulGroupOp, seed: int) -> tuple[bool, float, bool]:
+    """Whether each member's D from one grouped launch is bit for bit its own GEMV
+    launch's, the largest |D_grouped - D_reference| over the members, and whether every
+    element is within `tolerance` of the reference."""
+    from lumir.runtime.gemv import GemvPlan, GroupedGemvPlan
+
     generator = torch.Generator().manual_seed(seed)
-    a, b = (_buffer(desc, x, generator) for x in (Operand.A, Operand.B))
-    c = _buffer(desc, Operand.C, generator) if desc.beta != 0.0 else None
-    bias = None
-    bias_dtype = plan.bias_data_type()
-    if desc.epilogue.reads_bias:
-        dtype = data_type_dtype(bias_dtype or desc.d_dtype)
-        bias = (0.5 * torch.randn(desc.m, generator=generator)).to(dtype).view(torch.uint8)
-    d_size = _reach(desc, Operand.D) * desc.d_dtype.byte_width
-    outputs = []
-    for make in (GemvPlan, ReferenceGemmPlan):
-        d = torch.zeros(d_size, dtype=torch.uint8)
-        make(desc, a, b, d, c=c, bias=bias, bias_dtype=bias_dtype).run()
-        outputs.append(d.view(data_type_dtype(desc.d_dtype)).double())
-    got, want = outputs
-    atol, rtol = tolerance(desc.d_dtype)
-    return float((got - want).abs().max()), torch.allclose(got, want, rtol=rtol, atol=atol)
+    plans = [member.plan_op() for member in group.members()]
+    assert all(plan is not None for plan in plans)
+    shared = _buffer(plans[0].descriptor(), Operand.B, generator)  # type: ignore[union-attr]
+    calls = [_Call.random(plan, generator, b=shared) for plan in plans]  # type: ignore[arg-type]
+    outputs = [call.new_d() for call in calls]
+    members = [call.build(GemvPlan, d) for call, d in zip(calls, outputs, strict=True)]
+    GroupedGemvPlan([member.operands for member in members]).run()
+    identical, worst, ok = True, 0.0, True
+    for call, d in zip(calls, outputs, strict=True):
+        grouped = call.values(d)
+        identical &= torch.equal(grouped, call.run(GemvPlan))
+        error, close = _within(grouped, call.run(ReferenceGemmPlan), call.plan.descriptor().d_dtype)
+        worst, ok = max(worst, error), ok and close
+    return identical, worst, ok
 
 
 def tolerance(d_dtype: DataType) -> tuple[float, float]:
@@ -117,6 +189,12 @@ def main(argv: list[str] | None = None) -> int:
         error, ok = check_plan(plan, args.seed)
         failed |= not ok
         print(json.dumps({"plan": plan.sym_name.data, "max_abs_diff": error, "ok": ok}))
+    for group in gemv_groups(args.file.read_text()):
+        identical, error, ok = check_group(group, args.seed)
+        failed |= not (identical and ok)
+        members = [str(member.plan) for member in group.members()]
+        line = {"group": members, "bit_identical": identical, "max_abs_diff": error, "ok": ok}
+        print(json.dumps(line))
     return 1 if failed else 0
 
 

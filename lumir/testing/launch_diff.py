@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import torch
 from xdsl.ir import Operation, SSAValue
 
-from lumir.dialects.cublaslt_rt import FusedLaunchOp, LaunchOp, MatmulOp
+from lumir.dialects.cublaslt_rt import FusedLaunchOp, LaunchOp, MatmulGroupOp, MatmulOp
 from lumir.runtime.buffers import shaped_type_parts, typed_view
 from lumir.runtime.interpreter import find_function
 from lumir.runtime.program import load_with_buffers
@@ -38,12 +38,16 @@ def _label(op: Operation) -> str:
         return f"launch {op.kernel.data}"
     if isinstance(op, FusedLaunchOp):
         return f"fused ({len(op.body.block.ops)} ops)"
+    if isinstance(op, MatmulGroupOp):
+        return f"matmul_group {', '.join(str(member.plan) for member in op.members())}"
     return f"matmul {op.plan}"
 
 
 def _written(op: Operation) -> list[SSAValue]:
     if isinstance(op, MatmulOp):
         return [op.d]
+    if isinstance(op, MatmulGroupOp):
+        return [member.d for member in op.members()]
     if isinstance(op, LaunchOp):
         return [op.output]
     return list(op.outputs)
@@ -80,7 +84,8 @@ def launch_differences(
     for given, argument in zip(inputs, func.body.block.args, strict=True):
         _typed(cpu_buffers, argument).copy_(given)
         _typed(gpu_buffers, argument).copy_(given)
-    ops = [op for op in func.body.block.ops if isinstance(op, (MatmulOp, LaunchOp, FusedLaunchOp))]
+    launched = (MatmulOp, MatmulGroupOp, LaunchOp, FusedLaunchOp)
+    ops = [op for op in func.body.block.ops if isinstance(op, launched)]
     report = []
     for index, (op, on_cpu, on_gpu) in enumerate(zip(ops, cpu.launches, gpu.launches, strict=True)):
         on_cpu()

@@ -127,3 +127,29 @@ def test_whole_llama_is_one_partition_without_fallback(capsys):
     report = capsys.readouterr().err
     assert "fallback_ops=0 " in report and "partitions=1 " in report, report
     assert (got - expected).abs().max().item() <= 1e-4
+
+
+@torch.no_grad()
+def test_grouped_gemv_decode_step_gives_the_ungrouped_logits_and_is_reported(capsys):
+    """A bf16 decode step (one token over a DynamicCache) runs every projection as the
+    GEMV; group-gemv runs each layer's q, k, v and its gate, up as one launch each. On
+    the CPU the members run as before, so the logits are the ungrouped ones bit for bit,
+    and the report counts the groups."""
+    model, config = tiny_llama(torch.bfloat16)
+
+    def decode(options: dict) -> tuple[torch.Tensor, str]:
+        torch._dynamo.reset()
+        stats.reset()
+        compiled = torch.compile(model, backend="lumir", options={"report": True, **options})
+        cache = transformers.DynamicCache(config=config)
+        prefill = compiled(_ids(), past_key_values=cache, use_cache=True).logits
+        step = prefill[:, -1].argmax(-1, keepdim=True)
+        logits = compiled(step, past_key_values=cache, use_cache=True).logits
+        return logits, capsys.readouterr().err.strip().splitlines()[-1]
+
+    grouped, report = decode({})
+    alone, report_off = decode({"group_gemv": False})
+    assert torch.equal(grouped, alone)
+    layers = config.num_hidden_layers
+    assert f"gemv_groups={2 * layers} " in report and "gemv_calls=15 " in report, report
+    assert "gemv_groups=0 " in report_off and "gemv_calls=15 " in report_off, report_off

@@ -110,6 +110,8 @@ def test_dump_ir_writes_every_stage(tmp_path):
             "cublaslt-fuse.mlir",
             "fuse-kernels.mlir",
             "lower-to-cublaslt-rt.mlir",
+            "group-gemv.mlir",
+            "share-buffers.mlir",
         ]
     )
     lowered = next(tmp_path.glob("*lower-to-cublaslt-rt.mlir")).read_text()
@@ -238,3 +240,10 @@ def test_gemv_option_moves_one_row_calls_off_cublaslt(tmp_path):
     assert torch.equal(got_on, got_off)
     with pytest.raises(LumirOptionError, match="'gemv' must be True or False"):
         parse_options({"gemv": "yes"})
+
+
+def test_group_gemv_option_is_checked():
+    assert parse_options({}).group_gemv is True
+    assert parse_options({"group_gemv": False}).group_gemv is False
+    with pytest.raises(LumirOptionError, match="'group_gemv' must be True or False"):
+        parse_options({"group_gemv": 1})

@@ -22,6 +22,8 @@ ALL_PASSES = [
     "cublaslt-verify",
     "fuse-kernels",
     "lower-to-cublaslt-rt",
+    "group-gemv",
+    "share-buffers",
     "lumir-pipeline",
 ]
 

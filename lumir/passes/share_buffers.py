@@ -1,0 +1,36 @@
+"""The buffer plan as a pass of its own: `lumir-pipeline` runs it last, after group-gemv."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.func import FuncOp
+from xdsl.passes import ModulePass
+
+from lumir.passes.buffer_plan import share_buffers
+
+
+@dataclass(frozen=True)
+class ShareBuffersPass(ModulePass):
+    """Place each lowered function's intermediates in one arena, sharing dead bytes.
+
+    The buffer plan of `lower-to-cublaslt-rt` (`lumir.passes.buffer_plan`, its option
+    `share_buffers`), run on its own: each intermediate buffer becomes a view of one
+    `cublaslt_rt.alloc` arena, and two share bytes only when one is dead before the
+    other is allocated. lumir-pipeline lowers with `share_buffers=false` and runs this
+    last, so that passes which move launches on buffers (group-gemv) see values that
+    do not share bytes yet, and the plan then follows the lifetimes they leave. A
+    function already placed (an arena is used only through views) is left as it is.
+    """
+
+    name = "share-buffers"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for func in op.ops:
+            if isinstance(func, FuncOp) and func.body.blocks:
+                share_buffers(func)
+
+
+__all__ = ["ShareBuffersPass"]

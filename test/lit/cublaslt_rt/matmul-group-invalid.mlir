@@ -1,0 +1,160 @@
+// RUN: lumir-opt %s --split-input-file --verify-diagnostics
+
+// cublaslt_rt.matmul_group verifier: it refuses any group the grouped GEMV launch could
+// not run as its members would run alone: only matmuls, 2 to 4 of them, GEMV plans
+// only, one B read alike (same k, type and step), one block shape, and no member
+// writing bytes another member reads or writes (views resolved).
+
+cublaslt_rt.plan @q {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 64 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 64 : i64, ldd = 64 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
+func.func @stranger(%x: memref<1x64xbf16>, %wq: memref<64x64xbf16>, %q: memref<1x64xbf16>) {
+  // expected-error @+1 {{'cublaslt_rt.matmul_group' holds only cublaslt_rt.matmul ops and no block arguments, found cublaslt_rt.alloc}}
+  cublaslt_rt.matmul_group {
+    cublaslt_rt.matmul @q a(%wq : memref<64x64xbf16>) b(%x : memref<1x64xbf16>) d(%q : memref<1x64xbf16>)
+    %t = cublaslt_rt.alloc : memref<1x64xbf16>
+  }
+  func.return
+}
+
+// -----
+
+cublaslt_rt.plan @q {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 64 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 64 : i64, ldd = 64 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
+func.func @alone(%x: memref<1x64xbf16>, %wq: memref<64x64xbf16>, %q: memref<1x64xbf16>) {
+  // expected-error @+1 {{'cublaslt_rt.matmul_group' holds 1 matmul(s); a grouped GEMV runs 2 to 4}}
+  cublaslt_rt.matmul_group {
+    cublaslt_rt.matmul @q a(%wq : memref<64x64xbf16>) b(%x : memref<1x64xbf16>) d(%q : memref<1x64xbf16>)
+  }
+  func.return
+}
+
+// -----
+
+// The kernel has four member slots.
+cublaslt_rt.plan @k {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 32 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
+func.func @five(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %d0: memref<1x32xbf16>, %d1: memref<1x32xbf16>, %d2: memref<1x32xbf16>, %d3: memref<1x32xbf16>, %d4: memref<1x32xbf16>) {
+  // expected-error @+1 {{'cublaslt_rt.matmul_group' holds 5 matmul(s); a grouped GEMV runs 2 to 4}}
+  cublaslt_rt.matmul_group {
+    cublaslt_rt.matmul @k a(%w : memref<32x64xbf16>) b(%x : memref<1x64xbf16>) d(%d0 : memref<1x32xbf16>)
+    cublaslt_rt.matmul @k a(%w : memref<32x64xbf16>) b(%x : memref<1x64xbf16>) d(%d1 : memref<1x32xbf16>)
+    cublaslt_rt.matmul @k a(%w : memref<32x64xbf16>) b(%x : memref<1x64xbf16>) d(%d2 : memref<1x32xbf16>)
+    cublaslt_rt.matmul @k a(%w : memref<32x64xbf16>) b(%x : memref<1x64xbf16>) d(%d3 : memref<1x32xbf16>)
+    cublaslt_rt.matmul @k a(%w : memref<32x64xbf16>) b(%x : memref<1x64xbf16>) d(%d4 : memref<1x32xbf16>)
+  }
+  func.return
+}
+
+// -----
+
+// A cuBLASLt plan is no GEMV launch.
+cublaslt_rt.plan @q_cublaslt {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 64 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 64 : i64, ldd = 64 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "heuristic"}
+cublaslt_rt.plan @k {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 32 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
+func.func @not_gemv(%x: memref<1x64xbf16>, %wq: memref<64x64xbf16>, %wk: memref<32x64xbf16>, %q: memref<1x64xbf16>, %k: memref<1x32xbf16>) {
+  // expected-error @+1 {{'cublaslt_rt.matmul_group' member 0 (@q_cublaslt) runs algorithm = "heuristic"; a group runs GEMV plans (algorithm = "gemv") only}}
+  cublaslt_rt.matmul_group {
+    cublaslt_rt.matmul @q_cublaslt a(%wq : memref<64x64xbf16>) b(%x : memref<1x64xbf16>) d(%q : memref<1x64xbf16>)
+    cublaslt_rt.matmul @k a(%wk : memref<32x64xbf16>) b(%x : memref<1x64xbf16>) d(%k : memref<1x32xbf16>)
+  }
+  func.return
+}
+
+// -----
+
+// The launch loads one activation vector for all its members.
+cublaslt_rt.plan @q {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 64 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 64 : i64, ldd = 64 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
+cublaslt_rt.plan @k {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 32 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
+func.func @two_activations(%x: memref<1x64xbf16>, %y: memref<1x64xbf16>, %wq: memref<64x64xbf16>, %wk: memref<32x64xbf16>, %q: memref<1x64xbf16>, %k: memref<1x32xbf16>) {
+  // expected-error @+1 {{'cublaslt_rt.matmul_group' member 1 (@k) reads another B than member 0; a group reads one B}}
+  cublaslt_rt.matmul_group {
+    cublaslt_rt.matmul @q a(%wq : memref<64x64xbf16>) b(%x : memref<1x64xbf16>) d(%q : memref<1x64xbf16>)
+    cublaslt_rt.matmul @k a(%wk : memref<32x64xbf16>) b(%y : memref<1x64xbf16>) d(%k : memref<1x32xbf16>)
+  }
+  func.return
+}
+
+// -----
+
+// Another k is another activation (and so another B).
+cublaslt_rt.plan @q {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 64 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 64 : i64, ldd = 64 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
+cublaslt_rt.plan @k48 {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 32 : i64, n = 1 : i64, k = 48 : i64, lda = 48 : i64, ldb = 48 : i64, ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
+func.func @another_k(%x: memref<1x64xbf16>, %x48: memref<1x48xbf16>, %wq: memref<64x64xbf16>, %wk: memref<32x48xbf16>, %q: memref<1x64xbf16>, %k: memref<1x32xbf16>) {
+  // expected-error @+2 {{'cublaslt_rt.matmul_group' member 1 (@k48) reads another B than member 0; a group reads one B}}
+  // expected-error @+1 {{'cublaslt_rt.matmul_group' member 1 (@k48): k = 48, but the group's activation has k = 64}}
+  cublaslt_rt.matmul_group {
+    cublaslt_rt.matmul @q a(%wq : memref<64x64xbf16>) b(%x : memref<1x64xbf16>) d(%q : memref<1x64xbf16>)
+    cublaslt_rt.matmul @k48 a(%wk : memref<32x48xbf16>) b(%x48 : memref<1x48xbf16>) d(%k : memref<1x32xbf16>)
+  }
+  func.return
+}
+
+// -----
+
+// Another input type: the f16 member's own verifier refuses the bf16 buffer too.
+cublaslt_rt.plan @q {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 64 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 64 : i64, ldd = 64 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
+cublaslt_rt.plan @k_f16 {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 32 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype f16>, b_dtype = #cublaslt<dtype f16>, c_dtype = #cublaslt<dtype f16>, d_dtype = #cublaslt<dtype f16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
+func.func @another_type(%x: memref<1x64xbf16>, %wq: memref<64x64xbf16>, %wk: memref<32x64xf16>, %q: memref<1x64xbf16>, %k: memref<1x32xf16>) {
+  // expected-error @+1 {{'cublaslt_rt.matmul_group' member 1 (@k_f16): b_dtype = f16, but the group reads B as bf16}}
+  cublaslt_rt.matmul_group {
+    cublaslt_rt.matmul @q a(%wq : memref<64x64xbf16>) b(%x : memref<1x64xbf16>) d(%q : memref<1x64xbf16>)
+    // expected-error @+1 {{@k_f16: V9: b_dtype = f16, but operand B is memref<1x64xbf16>}}
+    cublaslt_rt.matmul @k_f16 a(%wk : memref<32x64xf16>) b(%x : memref<1x64xbf16>) d(%k : memref<1x32xf16>)
+  }
+  func.return
+}
+
+// -----
+
+// Llama-1B's q (2048 rows: two rows per program, 4 warps) and k (512 rows: one row per
+// program, 8 warps) would not be summed in one launch as each is alone.
+cublaslt_rt.plan @q_1b {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 2048 : i64, n = 1 : i64, k = 2048 : i64, lda = 2048 : i64, ldb = 2048 : i64, ldc = 2048 : i64, ldd = 2048 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
+cublaslt_rt.plan @k_1b {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 512 : i64, n = 1 : i64, k = 2048 : i64, lda = 2048 : i64, ldb = 2048 : i64, ldc = 512 : i64, ldd = 512 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
+func.func @block_shapes(%x: memref<1x2048xbf16>, %wq: memref<2048x2048xbf16>, %wk: memref<512x2048xbf16>, %q: memref<1x2048xbf16>, %k: memref<1x512xbf16>) {
+  // expected-error @+1 {{'cublaslt_rt.matmul_group' member 1 (@k_1b): runs alone with (BLOCK_M, BLOCK_K, num_warps) = (1, 1024, 8), but the group runs (2, 1024, 4): its sums would not be the ones it computes alone}}
+  cublaslt_rt.matmul_group {
+    cublaslt_rt.matmul @q_1b a(%wq : memref<2048x2048xbf16>) b(%x : memref<1x2048xbf16>) d(%q : memref<1x2048xbf16>)
+    cublaslt_rt.matmul @k_1b a(%wk : memref<512x2048xbf16>) b(%x : memref<1x2048xbf16>) d(%k : memref<1x512xbf16>)
+  }
+  func.return
+}
+
+// -----
+
+// A member may not write what another reads: here k's D is a view of q's weight.
+cublaslt_rt.plan @q {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 64 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 64 : i64, ldd = 64 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
+cublaslt_rt.plan @k {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 32 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
+func.func @d_into_a(%x: memref<1x64xbf16>, %wq: memref<64x64xbf16>, %wk: memref<32x64xbf16>, %q: memref<1x64xbf16>) {
+  %k = cublaslt_rt.view %wq {byte_offset = 64 : i64} : memref<64x64xbf16> -> memref<1x32xbf16>
+  // expected-error @+1 {{'cublaslt_rt.matmul_group' member 1 (@k) writes D into bytes member 0 (@q) reads as A; the members of a group run at once and may not depend on each other}}
+  cublaslt_rt.matmul_group {
+    cublaslt_rt.matmul @q a(%wq : memref<64x64xbf16>) b(%x : memref<1x64xbf16>) d(%q : memref<1x64xbf16>)
+    cublaslt_rt.matmul @k a(%wk : memref<32x64xbf16>) b(%x : memref<1x64xbf16>) d(%k : memref<1x32xbf16>)
+  }
+  func.return
+}
+
+// -----
+
+// ... nor read what another writes: k_bias reads k's D as its bias.
+cublaslt_rt.plan @k {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 32 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
+cublaslt_rt.plan @k_bias {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 32 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue bias>, workspace_size = 0 : i64, algorithm = "gemv", bias_dtype = #cublaslt<dtype bf16>}
+func.func @bias_from_d(%x: memref<1x64xbf16>, %wk: memref<32x64xbf16>, %k: memref<1x32xbf16>, %kb: memref<1x32xbf16>) {
+  %b = cublaslt_rt.view %k {byte_offset = 0 : i64} : memref<1x32xbf16> -> memref<32xbf16>
+  // expected-error @+1 {{'cublaslt_rt.matmul_group' member 0 (@k) writes D into bytes member 1 (@k_bias) reads as the bias; the members of a group run at once and may not depend on each other}}
+  cublaslt_rt.matmul_group {
+    cublaslt_rt.matmul @k a(%wk : memref<32x64xbf16>) b(%x : memref<1x64xbf16>) d(%k : memref<1x32xbf16>)
+    cublaslt_rt.matmul @k_bias a(%wk : memref<32x64xbf16>) b(%x : memref<1x64xbf16>) bias(%b : memref<32xbf16>) d(%kb : memref<1x32xbf16>)
+  }
+  func.return
+}
+
+// -----
+
+// ... nor write where another writes (reported once per pair).
+cublaslt_rt.plan @k {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 32 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
+cublaslt_rt.plan @k_bias {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 32 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue bias>, workspace_size = 0 : i64, algorithm = "gemv", bias_dtype = #cublaslt<dtype bf16>}
+func.func @one_d(%x: memref<1x64xbf16>, %wk: memref<32x64xbf16>, %b: memref<32xbf16>, %k: memref<1x32xbf16>) {
+  // expected-error @+1 {{'cublaslt_rt.matmul_group' member 0 (@k) writes D into bytes member 1 (@k_bias) writes; the members of a group run at once and may not depend on each other}}
+  cublaslt_rt.matmul_group {
+    cublaslt_rt.matmul @k a(%wk : memref<32x64xbf16>) b(%x : memref<1x64xbf16>) d(%k : memref<1x32xbf16>)
+    cublaslt_rt.matmul @k_bias a(%wk : memref<32x64xbf16>) b(%x : memref<1x64xbf16>) bias(%b : memref<32xbf16>) d(%k : memref<1x32xbf16>)
+  }
+  func.return
+}
