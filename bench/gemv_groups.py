@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 
 import torch
 
-from bench.gemv_sweep import graph_time_us
+from bench.timing import graph_time_us
 from lumir.plan_algorithms import GEMV_GROUP_MAX, GemvConfig, gemv_config
 
 SETS = {"q+k+v": ((2048, 512, 512), 2048), "gate+up": ((8192, 8192), 2048)}
