@@ -24,13 +24,15 @@ from xdsl.ir import Block
 
 from lumir.runtime.triton_codegen import KERNEL_NAME, FusedKernelSource, generate
 
-FP_FUSION = True
-"""Triton's `enable_fp_fusion` for every fused kernel, pinned to the value they were
-checked with: Triton's default up to 3.9 (3.10 turns it off). With it LLVM contracts a
-multiply and an add into one FMA, also in bf16: the rotary's `q*cos + rot*sin` runs as
-`fma.rn.bf16(q, cos, rot*sin)`, skipping the bf16 rounding of `q*cos` that torch does.
-Pinned so that a Triton upgrade cannot move the kernels' numerics; turning it off would
-round where torch rounds, a numerics change to make on purpose."""
+FP_FUSION = False
+"""Triton's `enable_fp_fusion` for every fused kernel: off, so each op rounds where torch
+rounds it. With it on (Triton's default up to 3.9), LLVM contracts a multiply and an add
+into one FMA, also in bf16: the rotary's `q*cos + rot*sin` ran as one `fma.rn.bf16`,
+skipping the bf16 rounding of one product, and which product it kept unrounded was the
+compiler's choice per specialisation: on the H200 the rotary tiled for one token wrote
+other bytes than the same body one row per program (`bench/fused_kernels_bench.py
+--compare`), while every other kernel and length agreed. Pinned, so a Triton upgrade
+cannot move the kernels' numerics either way."""
 
 _COMPILED: dict[str, Callable[..., object]] = {}
 """Kernel text digest -> the `@triton.jit` function defined by that text."""
