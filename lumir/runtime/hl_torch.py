@@ -180,7 +180,7 @@ def _fused_on_grouped_heads(
     Flash attention and cuDNN take grouped heads (without a mask, and cuDNN with one at
     most sizes); where they do, repeating the key/value heads only adds two copies per
     call: on the H200 (`bench/attention_sweep.py`) a 1B decode step's attention over 512
-    cached positions took 11.0 µs grouped against 18.4 µs repeated, a causal
+    cached positions took 11.0 µs grouped against 18.4 µs repeated, an unmasked
     call over 128 positions 5.8 against 10.9 µs, with bit-identical results. Where torch
     would fall back to its math path instead (the memory-efficient kernel has no
     `enable_gqa`; a one-position masked call), the heads are repeated
