@@ -72,21 +72,18 @@ def gemv_config(m: int, k: int) -> GemvConfig:
     """(BLOCK_M, BLOCK_K, num_warps) for an m x k GEMV: a pure function of the shape, so
     every process runs the same kernel and sums in the same order.
 
-    From `bench/gemv_sweep.py` on the H200 (the best of 26 block shapes per Llama-1B
-    projection, µs inside a CUDA graph): 512 x 2048 (1, 1024, 8) 2.9; 2048 x 2048 and
-    3072 x 2048 (2, 1024, 4) 4.2 / 5.1; 2048 x 8192 (1, 1024, 4) 10.3; 8192 x 2048 and
-    10240 x 2048 (16, 256, 8 / 4) 10.2 / 12.0. Many rows: few, wide programs; long rows
-    or few rows: one or two rows per program, so enough programs stream at once.
+    From `bench/gemv_sweep.py --wide` on the H200 (128 block shapes, warps and pipeline
+    depths per shape, µs inside a CUDA graph). One shape, (2, 2048, 2), is within 0.15 µs
+    of each Llama-1B projection's best: 2048 x 2048 4.26 (best 4.14), 512 x 2048 2.77
+    (2.63), 8192 x 2048 10.08 (10.05), 2048 x 8192 10.15 (10.09). Being one shape for
+    every row count, it lets q, k and v share one grouped launch with each member's sums
+    its own (`gemv_group_problems`): a decode layer's GEMVs took 37.7 µs against 40.4 µs
+    with the per-shape best shapes of the earlier rule, which kept q apart. A row shorter
+    than 2048 is one block; fewer than 256 rows run one row per program, so even a small
+    call spreads over enough programs.
     """
-    if m >= 8192 and k <= 4096:
-        block_m, block_k, warps = 16, 256, 8
-    elif k >= 2 * m or m <= 1024:
-        block_m, block_k, warps = 1, 1024, 8 if m <= 1024 else 4
-    else:
-        block_m, block_k, warps = 2, 1024, 4
-    if k < block_k:  # a short row: one block covers it
-        block_k = max(16, 1 << (k - 1).bit_length())
-    return block_m, block_k, warps
+    block_k = 2048 if k >= 2048 else max(16, 1 << (k - 1).bit_length())
+    return (1 if m < 256 else 2), block_k, 2
 
 
 GEMV_GROUP_MAX = 4

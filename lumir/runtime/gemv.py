@@ -240,10 +240,12 @@ def gemv_launch(
     block_m: int | None = None,
     block_k: int | None = None,
     num_warps: int | None = None,
+    num_stages: int | None = None,
 ) -> Callable[[], None]:
     """A zero-argument launch of the GEMV over these fixed tensors (captured into the
     program's CUDA graph like any other launch). The block shape is `gemv_config`'s,
-    unless given (`bench/gemv_sweep.py` tries others)."""
+    unless given (`bench/gemv_sweep.py` tries others); `num_stages` (Triton's software
+    pipelining depth, which changes no sum's order) is Triton's default unless given."""
     call = GemvOperands(a, x, d, c=c, bias=bias, alpha=alpha, beta=beta)
     block_m, block_k, num_warps = _launch_config([call], block_m, block_k, num_warps)
     from lumir.runtime.gemv_kernel import gemv_kernel
@@ -252,6 +254,7 @@ def gemv_launch(
     k = x.shape[0]
     arguments = (a, x, c_arg, bias_arg, d, m, k, s_am, s_ak, x.stride(0), s_c, s_bias, s_d)
     grid = (-(-m // block_m),)
+    stages = {} if num_stages is None else {"num_stages": num_stages}
 
     def launch() -> None:
         gemv_kernel[grid](
@@ -263,6 +266,7 @@ def gemv_launch(
             BLOCK_M=block_m,
             BLOCK_K=block_k,
             num_warps=num_warps,
+            **stages,
         )
 
     return launch
@@ -274,6 +278,7 @@ def grouped_gemv_launch(
     block_m: int | None = None,
     block_k: int | None = None,
     num_warps: int | None = None,
+    num_stages: int | None = None,
 ) -> Callable[[], None]:
     """A zero-argument launch of the grouped kernel over `calls`, which read one vector
     (`calls[i].x` all alike). Member i owns the programs after member i - 1's, one per
@@ -295,6 +300,7 @@ def grouped_gemv_launch(
     c_members = sum(1 << i for i, call in enumerate(calls) if call.reads_c)
     bias_members = sum(1 << i for i, call in enumerate(calls) if call.bias is not None)
     arguments = (x, x.shape[0], x.stride(0), *per_call, tuple(starts), tuple(ends))
+    stages = {} if num_stages is None else {"num_stages": num_stages}
 
     def launch() -> None:
         grouped_gemv_kernel[(total,)](
@@ -305,6 +311,7 @@ def grouped_gemv_launch(
             BLOCK_M=block_m,
             BLOCK_K=block_k,
             num_warps=num_warps,
+            **stages,
         )
 
     return launch

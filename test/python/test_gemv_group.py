@@ -69,8 +69,8 @@ func.func @layer(%x: tensor<1x2048xbf16>, %wq: tensor<2048x2048xbf16>,
   func.return %q, %k, %v, %g, %u : tensor<1x2048xbf16>, tensor<1x512xbf16>,
       tensor<1x512xbf16>, tensor<1x8192xbf16>, tensor<1x8192xbf16>
 }"""
-"""A Llama-1B decode layer's projections: q alone (its block shape is not k's and v's),
-k with v, gate with up."""
+"""A Llama-1B decode layer's projections: q, k and v of one vector, gate and up of
+another."""
 
 
 def _lowered(text: str, group_gemv: bool = True) -> str:
@@ -86,17 +86,18 @@ def _groups(text: str) -> list[list[str]]:
 def test_the_pipeline_groups_the_calls_that_read_one_vector_with_one_block_shape() -> None:
     assert _groups(MIXED) == [["@plan0", "@plan1", "@plan2"]]
     assert _groups(PARTIAL_BLOCKS) == [["@plan0", "@plan1"]]
-    assert _groups(DECODE) == [["@plan1", "@plan2"], ["@plan3", "@plan4"]]
+    assert _groups(DECODE) == [["@plan0", "@plan1", "@plan2"], ["@plan3", "@plan4"]]
     assert "cublaslt_rt.matmul_group" not in _lowered(DECODE, group_gemv=False)
 
 
 def test_the_bench_times_the_groups_the_pass_makes() -> None:
-    """bench.gemv_groups groups a decode layer as the pass does: q alone, k with v,
-    gate with up, at most four calls a launch."""
+    """bench.gemv_groups groups a decode layer as the pass does: q with k and v, gate
+    with up, at most four calls a launch, and a call whose block shape differs apart."""
     from bench.gemv_groups import SETS, gemv_groups
 
-    assert _groups(DECODE) == [["@plan1", "@plan2"], ["@plan3", "@plan4"]]
-    assert gemv_groups(*SETS["q+k+v"]) == [[0], [1, 2]]
+    assert _groups(DECODE) == [["@plan0", "@plan1", "@plan2"], ["@plan3", "@plan4"]]
+    assert gemv_groups(*SETS["q+k+v"]) == [[0, 1, 2]]
+    assert gemv_groups((2048, 128, 512), 2048) == [[0, 2], [1]]  # 128 rows: one per program
     assert gemv_groups(*SETS["gate+up"]) == [[0, 1]]
     assert gemv_groups((32,) * 5, 64) == [[0, 1, 2, 3], [4]]  # four member slots
 
@@ -147,8 +148,8 @@ def test_grouped_plan_refuses_what_its_one_launch_cannot_run_bit_for_bit() -> No
     from lumir.runtime.gemv import GemvPlanError, GroupedGemvPlan
 
     x = torch.zeros(2048, dtype=torch.bfloat16)
-    with pytest.raises(ValueError, match=r"different block shapes alone: \[\(1, 1024, 8\), "):
-        GroupedGemvPlan([_operands(512, 2048, x), _operands(2048, 2048, x)])  # k/v with q
+    with pytest.raises(ValueError, match=r"different block shapes alone: \[\(1, 2048, 2\), "):
+        GroupedGemvPlan([_operands(128, 2048, x), _operands(2048, 2048, x)])
     with pytest.raises(GemvPlanError, match="member 1 reads another vector than member 0"):
         GroupedGemvPlan([_operands(32, 64), _operands(32, 64)])
     with pytest.raises(GemvPlanError, match="a group runs 2 to 4 GEMVs in one launch, not 1"):

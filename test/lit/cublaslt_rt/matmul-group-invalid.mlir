@@ -102,15 +102,15 @@ func.func @another_type(%x: memref<1x64xbf16>, %wq: memref<64x64xbf16>, %wk: mem
 
 // -----
 
-// Llama-1B's q (2048 rows: two rows per program, 4 warps) and k (512 rows: one row per
-// program, 8 warps) would not be summed in one launch as each is alone.
+// A 2048-row call (two rows per program) and a 128-row one (one row per program: fewer
+// than 256 rows) would not be summed in one launch as each is alone.
 cublaslt_rt.plan @q_1b {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 2048 : i64, n = 1 : i64, k = 2048 : i64, lda = 2048 : i64, ldb = 2048 : i64, ldc = 2048 : i64, ldd = 2048 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
-cublaslt_rt.plan @k_1b {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 512 : i64, n = 1 : i64, k = 2048 : i64, lda = 2048 : i64, ldb = 2048 : i64, ldc = 512 : i64, ldd = 512 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
-func.func @block_shapes(%x: memref<1x2048xbf16>, %wq: memref<2048x2048xbf16>, %wk: memref<512x2048xbf16>, %q: memref<1x2048xbf16>, %k: memref<1x512xbf16>) {
-  // expected-error @+1 {{'cublaslt_rt.matmul_group' member 1 (@k_1b): runs alone with (BLOCK_M, BLOCK_K, num_warps) = (1, 1024, 8), but the group runs (2, 1024, 4): its sums would not be the ones it computes alone}}
+cublaslt_rt.plan @k_small {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 128 : i64, n = 1 : i64, k = 2048 : i64, lda = 2048 : i64, ldb = 2048 : i64, ldc = 128 : i64, ldd = 128 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
+func.func @block_shapes(%x: memref<1x2048xbf16>, %wq: memref<2048x2048xbf16>, %wk: memref<128x2048xbf16>, %q: memref<1x2048xbf16>, %k: memref<1x128xbf16>) {
+  // expected-error @+1 {{'cublaslt_rt.matmul_group' member 1 (@k_small): runs alone with (BLOCK_M, BLOCK_K, num_warps) = (1, 2048, 2), but the group runs (2, 2048, 2): its sums would not be the ones it computes alone}}
   cublaslt_rt.matmul_group {
     cublaslt_rt.matmul @q_1b a(%wq : memref<2048x2048xbf16>) b(%x : memref<1x2048xbf16>) d(%q : memref<1x2048xbf16>)
-    cublaslt_rt.matmul @k_1b a(%wk : memref<512x2048xbf16>) b(%x : memref<1x2048xbf16>) d(%k : memref<1x512xbf16>)
+    cublaslt_rt.matmul @k_small a(%wk : memref<128x2048xbf16>) b(%x : memref<1x2048xbf16>) d(%k : memref<1x128xbf16>)
   }
   func.return
 }

@@ -16,19 +16,19 @@
 // PLACED:         func.return
 
 // CHECK-LABEL: func.func @placed(
-// CHECK-NEXT:    %arena = cublaslt_rt.alloc : memref<768xi8>
-// CHECK-NEXT:    %q = cublaslt_rt.view %arena {byte_offset = 0 : i64} : memref<768xi8> -> memref<1x256xbf16>
-// CHECK-NEXT:    %v = cublaslt_rt.view %arena {byte_offset = 512 : i64} : memref<768xi8> -> memref<1x64xbf16>
+// CHECK-NEXT:    %arena = cublaslt_rt.alloc : memref<512xi8>
+// CHECK-NEXT:    %q = cublaslt_rt.view %arena {byte_offset = 0 : i64} : memref<512xi8> -> memref<1x128xbf16>
+// CHECK-NEXT:    %v = cublaslt_rt.view %arena {byte_offset = 256 : i64} : memref<512xi8> -> memref<1x64xbf16>
 // CHECK-NEXT:    cublaslt_rt.matmul_group {
-// CHECK-NEXT:      cublaslt_rt.matmul @plan0 a(%wq : memref<256x256xbf16>) b(%x : memref<1x256xbf16>) d(%q : memref<1x256xbf16>)
+// CHECK-NEXT:      cublaslt_rt.matmul @plan0 a(%wq : memref<128x256xbf16>) b(%x : memref<1x256xbf16>) d(%q : memref<1x128xbf16>)
 // CHECK-NEXT:      cublaslt_rt.matmul @plan1 a(%wv : memref<64x256xbf16>) b(%x : memref<1x256xbf16>) d(%v : memref<1x64xbf16>)
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %nq = cublaslt_rt.alloc : memref<1x256xbf16>
-// CHECK-NEXT:    cublaslt_rt.launch "hl.neg" ins(%q : memref<1x256xbf16>) outs(%nq : memref<1x256xbf16>)
-func.func @placed(%x: tensor<1x256xbf16>, %wq: tensor<256x256xbf16>, %wv: tensor<64x256xbf16>) -> (tensor<1x256xbf16>, tensor<1x64xbf16>) {
-  %q = hl.linear %x, %wq : tensor<1x256xbf16>, tensor<256x256xbf16> -> tensor<1x256xbf16>
-  %nq = hl.neg %q : tensor<1x256xbf16> -> tensor<1x256xbf16>
+// CHECK-NEXT:    %nq = cublaslt_rt.alloc : memref<1x128xbf16>
+// CHECK-NEXT:    cublaslt_rt.launch "hl.neg" ins(%q : memref<1x128xbf16>) outs(%nq : memref<1x128xbf16>)
+func.func @placed(%x: tensor<1x256xbf16>, %wq: tensor<128x256xbf16>, %wv: tensor<64x256xbf16>) -> (tensor<1x128xbf16>, tensor<1x64xbf16>) {
+  %q = hl.linear %x, %wq : tensor<1x256xbf16>, tensor<128x256xbf16> -> tensor<1x128xbf16>
+  %nq = hl.neg %q : tensor<1x128xbf16> -> tensor<1x128xbf16>
   %v = hl.linear %x, %wv : tensor<1x256xbf16>, tensor<64x256xbf16> -> tensor<1x64xbf16>
   %nv = hl.neg %v : tensor<1x64xbf16> -> tensor<1x64xbf16>
-  func.return %nq, %nv : tensor<1x256xbf16>, tensor<1x64xbf16>
+  func.return %nq, %nv : tensor<1x128xbf16>, tensor<1x64xbf16>
 }

@@ -11,11 +11,11 @@
 // or gemv off there is no group.
 
 // CHECK-LABEL: func.func @decode_layer(
-// CHECK-NEXT:    %q = cublaslt_rt.alloc : memref<1x256xbf16>
+// CHECK-NEXT:    %q = cublaslt_rt.alloc : memref<1x128xbf16>
 // CHECK-NEXT:    %k = cublaslt_rt.alloc : memref<1x64xbf16>
 // CHECK-NEXT:    %v = cublaslt_rt.alloc : memref<1x64xbf16>
 // CHECK-NEXT:    cublaslt_rt.matmul_group {
-// CHECK-NEXT:      cublaslt_rt.matmul @plan0 a(%wq : memref<256x256xbf16>) b(%x : memref<1x256xbf16>) d(%q : memref<1x256xbf16>)
+// CHECK-NEXT:      cublaslt_rt.matmul @plan0 a(%wq : memref<128x256xbf16>) b(%x : memref<1x256xbf16>) d(%q : memref<1x128xbf16>)
 // CHECK-NEXT:      cublaslt_rt.matmul @plan1 a(%wk : memref<64x256xbf16>) b(%x : memref<1x256xbf16>) d(%k : memref<1x64xbf16>)
 // CHECK-NEXT:      cublaslt_rt.matmul @plan2 a(%wv : memref<64x256xbf16>) b(%x : memref<1x256xbf16>) d(%v : memref<1x64xbf16>)
 // CHECK-NEXT:    }
@@ -33,8 +33,8 @@
 // OFF-LABEL:   func.func @decode_layer(
 // OFF-NOT:       cublaslt_rt.matmul_group
 // OFF:           func.return
-func.func @decode_layer(%x: tensor<1x256xbf16>, %wq: tensor<256x256xbf16>, %wk: tensor<64x256xbf16>, %wv: tensor<64x256xbf16>, %h: tensor<1x256xbf16>, %wg: tensor<512x256xbf16>, %wu: tensor<512x256xbf16>) -> (tensor<1x256xbf16>, tensor<1x64xbf16>, tensor<1x64xbf16>, tensor<1x512xbf16>) {
-  %q = hl.linear %x, %wq : tensor<1x256xbf16>, tensor<256x256xbf16> -> tensor<1x256xbf16>
+func.func @decode_layer(%x: tensor<1x256xbf16>, %wq: tensor<128x256xbf16>, %wk: tensor<64x256xbf16>, %wv: tensor<64x256xbf16>, %h: tensor<1x256xbf16>, %wg: tensor<512x256xbf16>, %wu: tensor<512x256xbf16>) -> (tensor<1x128xbf16>, tensor<1x64xbf16>, tensor<1x64xbf16>, tensor<1x512xbf16>) {
+  %q = hl.linear %x, %wq : tensor<1x256xbf16>, tensor<128x256xbf16> -> tensor<1x128xbf16>
   %k = hl.linear %x, %wk : tensor<1x256xbf16>, tensor<64x256xbf16> -> tensor<1x64xbf16>
   %rk = hl.neg %k : tensor<1x64xbf16> -> tensor<1x64xbf16>
   %v = hl.linear %x, %wv : tensor<1x256xbf16>, tensor<64x256xbf16> -> tensor<1x64xbf16>
@@ -42,20 +42,17 @@ func.func @decode_layer(%x: tensor<1x256xbf16>, %wq: tensor<256x256xbf16>, %wk: 
   %s = hl.silu %g : tensor<1x512xbf16> -> tensor<1x512xbf16>
   %u = hl.linear %h, %wu : tensor<1x256xbf16>, tensor<512x256xbf16> -> tensor<1x512xbf16>
   %m = hl.mul %s, %u : (tensor<1x512xbf16>, tensor<1x512xbf16>) -> tensor<1x512xbf16>
-  func.return %q, %rk, %v, %m : tensor<1x256xbf16>, tensor<1x64xbf16>, tensor<1x64xbf16>, tensor<1x512xbf16>
+  func.return %q, %rk, %v, %m : tensor<1x128xbf16>, tensor<1x64xbf16>, tensor<1x64xbf16>, tensor<1x512xbf16>
 }
 
 // -----
 
-// Llama-1B's shapes: q (2048 rows) runs with two rows per program and 4 warps, k and v
-// (512 rows) with one row and 8 warps, so in one launch q's sums would not be the ones
-// of its own launch (on the H200, one GEMV's f32 outputs from a 4-warp and an 8-warp
-// launch differed in 373 of 512 rows). q stays alone; k and v share a launch.
+// Llama-1B's shapes: q (2048 rows), k and v (512 rows each) run with one block shape
+// (two rows per program, 2048 columns a step, 2 warps), so the three share a launch and
+// each is summed as in its own launch.
 // CHECK-LABEL: func.func @llama_1b_qkv(
-// CHECK:         cublaslt_rt.matmul @plan0 a(%wq : memref<2048x2048xbf16>)
-// CHECK-NEXT:    %k = cublaslt_rt.alloc : memref<1x512xbf16>
-// CHECK-NEXT:    %v = cublaslt_rt.alloc : memref<1x512xbf16>
-// CHECK-NEXT:    cublaslt_rt.matmul_group {
+// CHECK:         cublaslt_rt.matmul_group {
+// CHECK-NEXT:      cublaslt_rt.matmul @plan0 a(%wq : memref<2048x2048xbf16>) b(%x : memref<1x2048xbf16>) d(%q : memref<1x2048xbf16>)
 // CHECK-NEXT:      cublaslt_rt.matmul @plan1 a(%wk : memref<512x2048xbf16>) b(%x : memref<1x2048xbf16>) d(%k : memref<1x512xbf16>)
 // CHECK-NEXT:      cublaslt_rt.matmul @plan2 a(%wv : memref<512x2048xbf16>) b(%x : memref<1x2048xbf16>) d(%v : memref<1x512xbf16>)
 // CHECK-NEXT:    }
