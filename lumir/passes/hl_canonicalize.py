@@ -27,6 +27,7 @@ range, one launch each per layer (30 launches of a 16-layer decode step) until m
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
@@ -54,6 +55,10 @@ from xdsl.transforms.common_subexpression_elimination import cse
 
 from lumir.diagnostics import copy_location
 from lumir.dialects import hl
+from lumir.passes.constant_values import ConstantEvaluator
+
+if TYPE_CHECKING:
+    import torch
 
 
 def _tensor_type(value: SSAValue) -> TensorType[Attribute]:
@@ -337,6 +342,89 @@ class FoldRepeatKvIntoSdpa(RewritePattern):
         _replace(rewriter, op, [new_key, new_value, grouped])
 
 
+# --- attention masks known at compile time ----------------------------------------------
+
+
+def attention_mask_kind(mask: torch.Tensor, queries: int, keys: int) -> str | None:
+    """ "none" when `mask` lets every query see every key, "causal" when it is exactly
+    torch's `is_causal` mask (queries == keys, query i sees keys 0..i), else None.
+
+    A position takes part when the mask holds true (an i1 mask) or exactly zero (a
+    float one) and is left out when it holds false, -inf, or the type's lowest finite
+    value (HF fills with either): every row of a causal mask sees its own key, so a
+    score plus that lowest value is at least ~1e38 under the row's maximum and its
+    exponential is exactly zero, as -inf's is. Any other value (a finite bias) makes
+    the mask neither. The mask broadcasts to [..., queries, keys], and every
+    leading index must hold the same pattern.
+    """
+    from torch.utils._python_dispatch import _disable_current_modes
+
+    with _disable_current_modes():  # real tensors, even under Dynamo's fake mode
+        return _mask_kind(mask, queries, keys)
+
+
+def _mask_kind(mask: torch.Tensor, queries: int, keys: int) -> str | None:
+    import torch
+
+    try:
+        shape = torch.broadcast_shapes(mask.shape, (queries, keys))
+    except RuntimeError:
+        return None
+    full = mask.broadcast_to(shape)
+    if full.dtype == torch.bool:
+        passes = full
+    else:
+        passes = full == 0
+        left_out = (full == float("-inf")) | (full == torch.finfo(full.dtype).min)
+        if not bool((passes | left_out).all()):
+            return None
+    if bool(passes.all()):
+        return "none"
+    causal = torch.ones(queries, keys, dtype=torch.bool).tril()
+    if queries == keys and bool((passes == causal).all()):
+        return "causal"
+    return None
+
+
+class SpecializeConstantMask(RewritePattern):
+    """sdpa(q, k, v, mask) -> sdpa(q, k, v) or sdpa(q, k, v) {is_causal} when the mask
+    is computed from constants alone and lets everything through, or is exactly causal.
+
+    A prefill's mask is built from `arange`s of the fixed sequence length, so it is
+    known at compile time (`lumir.passes.constant_values`). Adding a zero score and
+    leaving out a -inf one are exact, so the rewrite changes no value, only what torch
+    may run: without a mask tensor its flash and cuDNN kernels take the call (with the
+    grouped heads), where a mask sends it to the memory-efficient kernel or, for one
+    query over one key, to the math path. The mask's ops die with their last reader.
+    """
+
+    def __init__(self) -> None:
+        self._constants = ConstantEvaluator()
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(
+        self, op: hl.ScaledDotProductAttentionOp, rewriter: PatternRewriter
+    ) -> None:
+        if op.mask is None or op.is_causal is not None:
+            return
+        mask = self._constants.value(op.mask)
+        if mask is None:
+            return
+        queries, keys = _tensor_type(op.query).get_shape()[-2], _tensor_type(op.key).get_shape()[-2]
+        kind = attention_mask_kind(mask, queries, keys)
+        if kind is None:
+            return
+        properties = dict(op.properties)
+        if kind == "causal":
+            properties["is_causal"] = UnitAttr()
+        unmasked = hl.ScaledDotProductAttentionOp(
+            operands=[op.query, op.key, op.value, []],
+            result_types=[op.result.type],
+            properties=properties,
+        )
+        _replace(rewriter, op, [unmasked])
+
+
 CANONICALIZATION_PATTERNS: tuple[type[RewritePattern], ...] = (
     SplitLinear,
     SplitAddmm,
@@ -348,6 +436,7 @@ CANONICALIZATION_PATTERNS: tuple[type[RewritePattern], ...] = (
     FoldExactCastChain,
     ConstantToRhs,
     FoldRepeatKvIntoSdpa,
+    SpecializeConstantMask,
 )
 """Every pattern of hl-canonicalize, in the order the greedy driver tries them."""
 
@@ -356,15 +445,17 @@ CANONICALIZATION_PATTERNS: tuple[type[RewritePattern], ...] = (
 class HLCanonicalizePass(ModulePass):
     """Fold transpose/reshape/cast chains and split linear/addmm into matmul + add.
 
-    `hl.linear` becomes a transpose of the weight, an `hl.matmul` and an `hl.add` of the
-    bias; `hl.addmm` a matmul and an add. Chains of transposes, of reshapes and of exact
-    casts (a float widening first) fold to one op or none, and a constant operand of
-    `hl.add` / `hl.mul` moves to the rhs, and an `hl.sdpa` over HF's `repeat_kv` of key
-    and value takes the un-repeated heads with `enable_gqa`. Then identical pure ops on
-    the same operands are merged (common subexpressions: a decode step's per-layer mask
-    conversion and cache-index ranges become one launch each). Every rewrite is exact;
-    dead pure ops are removed and created ops keep the replaced op's location. See
-    docs/passes/hl-canonicalize.md.
+        `hl.linear` becomes a transpose of the weight, an `hl.matmul` and an `hl.add` of the
+        bias; `hl.addmm` a matmul and an add. Chains of transposes, of reshapes and of exact
+        casts (a float widening first) fold to one op or none, and a constant operand of
+        `hl.add` / `hl.mul` moves to the rhs, and an `hl.sdpa` over HF's `repeat_kv` of key
+        and value takes the un-repeated heads with `enable_gqa`, and one whose mask is known at
+    compile time to let everything through, or to be causal, drops it (`is_causal` for
+    the latter). Then identical pure ops on
+        the same operands are merged (common subexpressions: a decode step's per-layer mask
+        conversion and cache-index ranges become one launch each). Every rewrite is exact;
+        dead pure ops are removed and created ops keep the replaced op's location. See
+        docs/passes/hl-canonicalize.md.
     """
 
     name = "hl-canonicalize"
@@ -386,7 +477,9 @@ __all__ = [
     "FoldReshapeChain",
     "FoldTransposeChain",
     "HLCanonicalizePass",
+    "SpecializeConstantMask",
     "SplitAddmm",
     "SplitLinear",
+    "attention_mask_kind",
     "is_exact_widening",
 ]

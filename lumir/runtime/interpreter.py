@@ -86,12 +86,14 @@ def interpret(
             fused = bind_fused_body(op.body.block)(*(values[v] for v in op.operands))
             values.update(zip(op.results, fused, strict=True))
             continue
-        result = _run_op(op, [values[operand] for operand in op.operands])
+        result = run_op(op, [values[operand] for operand in op.operands])
         values[op.results[0]] = result
     raise LumirDiagnosticError([op_diagnostic(func, "the function has no func.return")])
 
 
-def _run_op(op: Operation, operands: list[torch.Tensor]) -> torch.Tensor:
+def run_op(op: Operation, operands: list[torch.Tensor]) -> torch.Tensor:
+    """One op's result on torch tensors, as `interpret` computes it (also what
+    hl-canonicalize evaluates a value computed from constants alone with)."""
     if len(op.results) != 1 or not isinstance(op.results[0].type, TensorType):
         raise LumirDiagnosticError(
             [op_diagnostic(op, f"the reference interpreter cannot run '{op.name}'")]

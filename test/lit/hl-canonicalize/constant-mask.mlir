@@ -1,0 +1,89 @@
+// RUN: lumir-opt %s --split-input-file -p hl-canonicalize | filecheck %s
+
+// A prefill's attention mask is built from aranges of the fixed length: known at
+// compile time. Exactly causal (query i sees keys 0..i; -inf elsewhere), it becomes
+// `is_causal`, and the ops that built it die with their last reader.
+// CHECK-LABEL: func.func @causal(
+// CHECK-NEXT:    %[[A:.*]] = hl.sdpa %q, %k, %v {scale = 1.250000e-01 : f64, is_causal} : tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16> -> tensor<1x2x4x8xbf16>
+// CHECK-NEXT:    func.return %[[A]]
+func.func @causal(%q: tensor<1x2x4x8xbf16>, %k: tensor<1x2x4x8xbf16>, %v: tensor<1x2x4x8xbf16>) -> tensor<1x2x4x8xbf16> {
+  %pos = hl.arange {start = 0 : i64, end = 4 : i64, step = 1 : i64} : tensor<4xi64>
+  %rows = hl.reshape %pos : tensor<4xi64> -> tensor<4x1xi64>
+  %cols = hl.reshape %pos : tensor<4xi64> -> tensor<1x4xi64>
+  %sees = hl.compare %cols, %rows {predicate = "le"} : (tensor<1x4xi64>, tensor<4x1xi64>) -> tensor<4x4xi1>
+  %zero = hl.constant {value = dense<0.000000e+00> : tensor<bf16>} : tensor<bf16>
+  %ninf = hl.constant {value = dense<0xFF80> : tensor<bf16>} : tensor<bf16>
+  %mask = hl.where %sees, %zero, %ninf : (tensor<4x4xi1>, tensor<bf16>, tensor<bf16>) -> tensor<4x4xbf16>
+  %a = hl.sdpa %q, %k, %v mask(%mask : tensor<4x4xbf16>) {scale = 1.250000e-01 : f64} : tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16>, tensor<1x2x4x8xbf16> -> tensor<1x2x4x8xbf16>
+  func.return %a : tensor<1x2x4x8xbf16>
+}
+
+// -----
+
+// The same with an i1 mask, read by two attentions (evaluated once): both causal.
+// CHECK-LABEL: func.func @causal_i1_shared(
+// CHECK-NEXT:    hl.sdpa %q, %k, %v {is_causal} : tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32> -> tensor<1x3x8xf32>
+// CHECK-NEXT:    hl.sdpa %k, %q, %v {is_causal} : tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32> -> tensor<1x3x8xf32>
+// CHECK-NEXT:    func.return
+func.func @causal_i1_shared(%q: tensor<1x3x8xf32>, %k: tensor<1x3x8xf32>, %v: tensor<1x3x8xf32>) -> (tensor<1x3x8xf32>, tensor<1x3x8xf32>) {
+  %pos = hl.arange {start = 0 : i64, end = 3 : i64, step = 1 : i64} : tensor<3xi64>
+  %rows = hl.reshape %pos : tensor<3xi64> -> tensor<3x1xi64>
+  %sees = hl.compare %pos, %rows {predicate = "le"} : (tensor<3xi64>, tensor<3x1xi64>) -> tensor<3x3xi1>
+  %a = hl.sdpa %q, %k, %v mask(%sees : tensor<3x3xi1>) : tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32> -> tensor<1x3x8xf32>
+  %b = hl.sdpa %k, %q, %v mask(%sees : tensor<3x3xi1>) : tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32> -> tensor<1x3x8xf32>
+  func.return %a, %b : tensor<1x3x8xf32>, tensor<1x3x8xf32>
+}
+
+// -----
+
+// One query over one key (a prefill of one token): the causal mask lets everything
+// through, so there is no mask at all, and torch's fused kernels take the call.
+// CHECK-LABEL: func.func @one_token(
+// CHECK-NEXT:    %[[A:.*]] = hl.sdpa %q, %k, %v {enable_gqa} : tensor<1x4x1x8xbf16>, tensor<1x2x1x8xbf16>, tensor<1x2x1x8xbf16> -> tensor<1x4x1x8xbf16>
+// CHECK-NEXT:    func.return %[[A]]
+func.func @one_token(%q: tensor<1x4x1x8xbf16>, %k: tensor<1x2x1x8xbf16>, %v: tensor<1x2x1x8xbf16>) -> tensor<1x4x1x8xbf16> {
+  %pos = hl.arange {start = 0 : i64, end = 1 : i64, step = 1 : i64} : tensor<1xi64>
+  %at = hl.reshape %pos : tensor<1xi64> -> tensor<1x1x1x1xi64>
+  %sees = hl.compare %at, %at {predicate = "le"} : (tensor<1x1x1x1xi64>, tensor<1x1x1x1xi64>) -> tensor<1x1x1x1xi1>
+  %zero = hl.constant {value = dense<0.000000e+00> : tensor<bf16>} : tensor<bf16>
+  %ninf = hl.constant {value = dense<0xFF80> : tensor<bf16>} : tensor<bf16>
+  %mask = hl.where %sees, %zero, %ninf : (tensor<1x1x1x1xi1>, tensor<bf16>, tensor<bf16>) -> tensor<1x1x1x1xbf16>
+  %a = hl.sdpa %q, %k, %v mask(%mask : tensor<1x1x1x1xbf16>) {enable_gqa} : tensor<1x4x1x8xbf16>, tensor<1x2x1x8xbf16>, tensor<1x2x1x8xbf16> -> tensor<1x4x1x8xbf16>
+  func.return %a : tensor<1x4x1x8xbf16>
+}
+
+// -----
+
+// Masks that stay: one read from an argument (a decode step's, from the cache
+// position), a constant one that is not causal (each query sees only earlier keys,
+// so the first sees none), and one holding a finite bias, which changes the scores.
+// CHECK-LABEL: func.func @kept(
+// CHECK:         hl.sdpa %q, %k, %v mask(%m : tensor<4x4xi1>)
+// CHECK:         hl.sdpa %q, %k, %v mask(%[[EARLIER:.*]] : tensor<4x4xi1>)
+// CHECK:         hl.sdpa %q, %k, %v mask(%[[BIAS:.*]] : tensor<4x4xf32>)
+func.func @kept(%q: tensor<1x4x8xf32>, %k: tensor<1x4x8xf32>, %v: tensor<1x4x8xf32>, %m: tensor<4x4xi1>) -> (tensor<1x4x8xf32>, tensor<1x4x8xf32>, tensor<1x4x8xf32>) {
+  %a = hl.sdpa %q, %k, %v mask(%m : tensor<4x4xi1>) : tensor<1x4x8xf32>, tensor<1x4x8xf32>, tensor<1x4x8xf32> -> tensor<1x4x8xf32>
+  %pos = hl.arange {start = 0 : i64, end = 4 : i64, step = 1 : i64} : tensor<4xi64>
+  %rows = hl.reshape %pos : tensor<4xi64> -> tensor<4x1xi64>
+  %earlier = hl.compare %pos, %rows {predicate = "lt"} : (tensor<4xi64>, tensor<4x1xi64>) -> tensor<4x4xi1>
+  %b = hl.sdpa %q, %k, %v mask(%earlier : tensor<4x4xi1>) : tensor<1x4x8xf32>, tensor<1x4x8xf32>, tensor<1x4x8xf32> -> tensor<1x4x8xf32>
+  %bias = hl.constant {value = dense<5.000000e-01> : tensor<4x4xf32>} : tensor<4x4xf32>
+  %c = hl.sdpa %q, %k, %v mask(%bias : tensor<4x4xf32>) : tensor<1x4x8xf32>, tensor<1x4x8xf32>, tensor<1x4x8xf32> -> tensor<1x4x8xf32>
+  func.return %a, %b, %c : tensor<1x4x8xf32>, tensor<1x4x8xf32>, tensor<1x4x8xf32>
+}
+
+// -----
+
+// HF also fills with the type's lowest finite value instead of -inf: causal too.
+// CHECK-LABEL: func.func @causal_lowest(
+// CHECK-NEXT:    hl.sdpa %q, %k, %v {is_causal}
+func.func @causal_lowest(%q: tensor<1x2x8xbf16>, %k: tensor<1x2x8xbf16>, %v: tensor<1x2x8xbf16>) -> tensor<1x2x8xbf16> {
+  %pos = hl.arange {start = 0 : i64, end = 2 : i64, step = 1 : i64} : tensor<2xi64>
+  %rows = hl.reshape %pos : tensor<2xi64> -> tensor<2x1xi64>
+  %sees = hl.compare %pos, %rows {predicate = "le"} : (tensor<2xi64>, tensor<2x1xi64>) -> tensor<2x2xi1>
+  %zero = hl.constant {value = dense<0.000000e+00> : tensor<bf16>} : tensor<bf16>
+  %low = hl.constant {value = dense<-3.389530e+38> : tensor<bf16>} : tensor<bf16>
+  %mask = hl.where %sees, %zero, %low : (tensor<2x2xi1>, tensor<bf16>, tensor<bf16>) -> tensor<2x2xbf16>
+  %a = hl.sdpa %q, %k, %v mask(%mask : tensor<2x2xbf16>) : tensor<1x2x8xbf16>, tensor<1x2x8xbf16>, tensor<1x2x8xbf16> -> tensor<1x2x8xbf16>
+  func.return %a : tensor<1x2x8xbf16>
+}
