@@ -101,7 +101,8 @@ def _qualifying(matmul: MatmulOp, ret: ReturnOp) -> FreshOutput | None:
     if len(returns) != 1 or any(op is not ret and op is not matmul for op, _ in others):
         return None
     returned = ret.arguments[returns[0]]
-    if byte_range(returned) != (root, 0, size):
+    returned_root, returned_start, returned_end = byte_range(returned)
+    if returned_root is not root or (returned_start, returned_end) != (0, size):
         return None
     return FreshOutput(returns[0], returned, matmul, root)
 

@@ -24,6 +24,7 @@ from lumir.parsing import parse_module_text
 from lumir.runtime import load
 from lumir.runtime.cuda_cublaslt import cublaslt_available
 from lumir.runtime.fresh_outputs import find_fresh_outputs
+from lumir.runtime.program import TailLaunch
 from lumir.testing.programs import compile_text, seeded_inputs
 
 needs_gpu = pytest.mark.skipif(
@@ -261,6 +262,32 @@ def test_run_unchecked_hands_over_fresh_outputs_and_still_returns_the_other_buff
     assert torch.equal(first[1], kept)
 
 
+def _recording_tail(monkeypatch: pytest.MonkeyPatch) -> list[torch.Tensor]:
+    """Every tensor a tail step allocates and writes, in order."""
+    made: list[torch.Tensor] = []
+    original = TailLaunch.__call__
+
+    def record(step: TailLaunch) -> torch.Tensor:
+        made.append(original(step))
+        return made[-1]
+
+    monkeypatch.setattr(TailLaunch, "__call__", record)
+    return made
+
+
+def test_a_call_returns_the_tensor_the_tail_wrote_not_a_copy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    made = _recording_tail(monkeypatch)
+    lowered = compile_text(HEAD, fuse_kernels=True)
+    program = load(lowered)
+    relu, logits = program(*seeded_inputs(lowered, 0))
+    assert logits is made[0]
+    (unchecked_relu, unchecked_logits) = program.run_unchecked(seeded_inputs(lowered, 0))
+    assert unchecked_logits is made[1]
+    assert relu.data_ptr() != unchecked_relu.data_ptr()  # the relu: a copy of its buffer
+
+
 def test_the_program_holds_no_buffer_for_a_fresh_output() -> None:
     program = load(compile_text(HEAD, fuse_kernels=True))
     (step,) = program.tail
@@ -324,10 +351,30 @@ def test_the_backend_returns_the_logits_without_a_copy(monkeypatch: pytest.Monke
     for got, x in zip(results, inputs, strict=True):
         torch.testing.assert_close(got, model(x), atol=1e-5, rtol=1e-5)
 
+    made = _recording_tail(monkeypatch)
+    assert _compiled_calls(model, inputs[:1])[0] is made[-1]  # handed over, not cloned
+
     monkeypatch.setattr(partition_module, "load", functools.partial(load, fresh_outputs=False))
     copied = _compiled_calls(model, inputs)
     assert _partitions()[0].fresh_outputs == 0
     _assert_same_results(tuple(results), tuple(copied))
+
+
+def test_a_fresh_output_returned_twice_by_the_graph_is_copied_the_second_time() -> None:
+    """Two graph outputs of one program result never alias: the first is the fresh
+    tensor, the second a copy, as both were copies before."""
+    from lumir.backend.calls import _output_builder
+    from lumir.frontend.importer import GraphOutput, ImportedGraph
+
+    outputs = (GraphOutput(result=0), GraphOutput(result=0), GraphOutput(result=1))
+    imported = ImportedGraph(parse_module_text("", "<test>"), (), outputs)
+    cpu = torch.device("cpu")
+    build = _output_builder(imported, {}, cpu, cpu, True, frozenset(), frozenset({0}))
+    fresh, buffer = torch.ones(3), torch.zeros(3)
+    first, second, third = build([fresh, buffer])  # type: ignore[misc]
+    assert first is fresh
+    assert second is not fresh and torch.equal(second, fresh)
+    assert third is not buffer and torch.equal(third, buffer)
 
 
 # --- CUDA -------------------------------------------------------------------------------
