@@ -33,7 +33,7 @@ STAGES = (
     ),
     ("  cublaslt-fuse", "lumir/egraph_bridge/fuse_pass.py", "apply"),
     ("first call of the compiled partition", "lumir/backend/partition.py", "_slow_call"),
-    ("  load (plans, kernels)", "lumir/runtime/program.py", "load_with_buffers"),
+    ("  load (plans, kernels)", "lumir/runtime/program.py", "_load"),
     ("  Triton compile", "triton/compiler/compiler.py", "compile"),
 )
 

@@ -16,7 +16,10 @@ inputs to `Program.run_unchecked` (no shape or dtype re-validation: the cache ke
 dynamic sizes, already fixes every shape; dtypes are fixed by the graph) and copies
 the outputs out of the program's buffers. The copy is required: the buffers belong to
 the program and the next call (the next CUDA graph replay) overwrites them, while the
-caller may keep the previous outputs.
+caller may keep the previous outputs. Two kinds of result are returned as they are:
+the program's fresh outputs (`Program.fresh_outputs`: a trailing matmul wrote them into
+a tensor allocated for this call, such as a model's logits), and the caller's own
+tensors updated in place (`lumir.backend.in_place`).
 
 A pointer that changed (a weight rebound with `weight.data = other`) makes the call
 return `STALE`; the partition then loads the program again against the new storage
@@ -93,7 +96,13 @@ class CallPlan:
         self.held_pointers = [t.data_ptr() for t in self.held]
         self.fetch = _fetcher([sources[i] for i in copied], attributes)
         self.outputs = _output_builder(
-            imported, bindings, home, program.device, returns_tuple, in_place
+            imported,
+            bindings,
+            home,
+            program.device,
+            returns_tuple,
+            in_place,
+            program.fresh_outputs,
         )
 
     def bind(self, args: Sequence[object]) -> None:
@@ -164,18 +173,28 @@ def _output_builder(
     device: torch.device,
     returns_tuple: bool,
     in_place: frozenset[int] = frozenset(),
+    fresh: frozenset[int] = frozenset(),
 ) -> Callable[[Sequence[torch.Tensor]], object]:
     """The graph's outputs from the program's output buffers: each result copied out
     (cloned on the program's device, moved when the graph lives elsewhere), each size
     the constant it is in this specialisation. A result in `in_place` is the caller's
-    own (bound) tensor, updated in place: it is returned as it is."""
+    own (bound) tensor, updated in place: it is returned as it is. So is a result in
+    `fresh` (`Program.fresh_outputs`, the call's own tensor) where it stays on its
+    device, the first time it is returned: a second graph output of the same result
+    gets a copy, as it always did, so that no two outputs alias."""
     same_place = home == device or (home.type == device.type and home.type == "cpu")
     clone: Callable[[torch.Tensor], torch.Tensor] = (
         torch.Tensor.clone if same_place else (lambda t: t.to(home))
     )
+    handed_over: set[int] = set()
 
     def copier(result: int) -> Callable[[torch.Tensor], torch.Tensor]:
-        return _as_it_is if result in in_place else clone
+        if result in in_place:
+            return _as_it_is
+        if result in fresh and same_place and result not in handed_over:
+            handed_over.add(result)
+            return _as_it_is
+        return clone
 
     items: list[tuple[int, object]] = []
     for output in imported.outputs:

@@ -260,6 +260,7 @@ class CompiledPartition(torch.nn.Module):
             cuda_graph=self.options.cuda_graph,
         )
         self.stats.bound_inputs = len(program.static)
+        self.stats.fresh_outputs = len(program.fresh_outputs)
         return program, in_place
 
     def _result_updates(

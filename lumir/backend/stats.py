@@ -23,6 +23,10 @@ class PartitionStats:
     in_place_updates: int = 0
     """Input mutations the last loaded program writes where the input lives (a KV cache
     update; lumir.backend.in_place)."""
+    fresh_outputs: int = 0
+    """Results the last loaded program computes into a tensor of the call's own and
+    returns without a copy (a trailing matmul, such as the logits;
+    lumir.runtime.fresh_outputs)."""
     fused: Counter[str] = field(default_factory=Counter)
     """From the first compile: matmuls, cublaslt_calls, fused_bias, ... (see report)."""
 

@@ -13,13 +13,15 @@ API for the program executor:
     plan = CublasLtMatmulPlan(descriptor, a, b, d, c=None, bias=None)
     plan.run()              # on torch's current stream of the plan's device
     plan.run(stream)        # or on a given torch.cuda.Stream / raw cudaStream_t
+    plan.run_into(d)        # D written into another buffer `d` (a fresh output)
     plan.close()            # or `with CublasLtMatmulPlan(...) as plan:`
 
 Buffers are flat `torch.uint8` CUDA tensors of raw bytes (docs/conventions.md); the
 plan reads and writes them through the descriptor's dtypes, orders and leading
 dimensions exactly as cuBLASLt does, and keeps references to them so their addresses
 stay valid. The plan is bound to those addresses: the heuristic's choice depends on
-their alignment, so a new set of buffers needs a new plan. `operand_bytes()` tells the
+their alignment, so a new set of buffers needs a new plan (except D, which `run_into`
+replaces per call by a buffer aligned at least as well). `operand_bytes()` tells the
 executor how large each buffer must be.
 
 nvmath is imported only when a plan or a handle is made, so lumir imports and runs on
@@ -203,6 +205,20 @@ def _attribute_setter(
     return set_value
 
 
+def _raw_stream(stream: torch.cuda.Stream | int | None, device: torch.device) -> int:
+    """The cudaStream_t to issue on: torch's current stream of `device` by default."""
+    if stream is None:
+        return torch.cuda.current_stream(device).cuda_stream
+    if isinstance(stream, int):
+        return stream
+    return stream.cuda_stream
+
+
+# Where the C and D pointers sit in a plan's prebuilt `cublasLtMatmul` arguments.
+_C_POINTER = 8
+_D_POINTER = 10
+
+
 class CublasLtMatmulPlan:
     """A ready-to-launch `cublasLtMatmul` for one descriptor and one set of buffers.
 
@@ -243,6 +259,7 @@ class CublasLtMatmulPlan:
     ) -> None:
         self.descriptor = descriptor
         self._closed = True
+        self._d_unbound = False
         self._matmul_desc = 0
         self._layouts: list[int] = []
         self._layout_values: list[MatrixLayout] = []
@@ -443,13 +460,55 @@ class CublasLtMatmulPlan:
         """
         if self._closed:
             raise RuntimeError(f"run() on a closed plan; descriptor: {self.descriptor}")
-        if stream is None:
-            raw = torch.cuda.current_stream(self.device).cuda_stream
-        elif isinstance(stream, int):
-            raw = stream
-        else:
-            raw = stream.cuda_stream
-        self._call(*self._arguments, raw)
+        if self._d_unbound:
+            raise RuntimeError(
+                f"run() on a plan whose D was unbound, use run_into(d); descriptor: "
+                f"{self.descriptor}"
+            )
+        self._call(*self._arguments, _raw_stream(stream, self.device))
+
+    def run_into(self, d: torch.Tensor, stream: torch.cuda.Stream | int | None = None) -> None:
+        """`run(stream)`, writing D into `d` instead of the build-time buffer: a flat
+        uint8 buffer of at least D's bytes on the plan's device (a fresh output,
+        `lumir.runtime.fresh_outputs`). Where C was absent, D stood in for C, so `d`
+        does too.
+
+        cuBLASLt takes its pointers per call, so only the algorithm the heuristic chose
+        at build time must stay valid for `d`: the layouts are the plan's, and `d` must
+        be aligned at least as D's buffer was (the alignment the heuristic was promised;
+        a fresh torch allocation is 512-byte aligned, the most cuBLASLt asks).
+        """
+        if self._closed:
+            raise RuntimeError(f"run_into() on a closed plan; descriptor: {self.descriptor}")
+        pointer = self._checked_d(d)
+        arguments = list(self._arguments)
+        arguments[_D_POINTER] = pointer
+        if self.buffers["c"] is None:
+            arguments[_C_POINTER] = pointer
+        self._call(*arguments, _raw_stream(stream, self.device))
+
+    def _checked_d(self, d: torch.Tensor) -> int:
+        """`d`'s address, once `d` is a D buffer the built algorithm may write."""
+        layout = matrix_layout(self.descriptor, Operand.D)
+        _check_buffer("D", d, layout.byte_extent())
+        if d.device != self.device:
+            raise ValueError(f"operand D is on {d.device}, the plan runs on {self.device}")
+        pointer = d.data_ptr()
+        alignment = _alignment(pointer, layout)
+        if pointer % 16 or alignment < self.alignments[Operand.D]:
+            raise ValueError(
+                f"operand D at {pointer:#x} is {alignment}-byte aligned; the plan's "
+                f"algorithm was chosen for {self.alignments[Operand.D]} bytes"
+            )
+        return pointer
+
+    def unbind_d(self) -> None:
+        """Drop the reference to D's build-time buffer, so that it can be freed. From
+        now on only `run_into` runs the plan (`run` would write freed memory)."""
+        if self.buffers["c"] is self.buffers["d"]:
+            raise ValueError("D's buffer is also C's; the plan cannot run into another D")
+        self.buffers["d"] = None
+        self._d_unbound = True
 
     def close(self) -> None:
         """Destroy the cuBLASLt descriptor, layouts and preference. Idempotent.

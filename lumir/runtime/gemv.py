@@ -21,7 +21,7 @@ shape it would have alone, so its D is bit for bit what its own launch writes.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 
@@ -145,10 +145,35 @@ class GemvPlan:
         self._launch = gemv_launch(
             call.a, call.x, call.d, c=call.c, bias=call.bias, alpha=call.alpha, beta=call.beta
         )
+        d_view = call.d
+        self._d_view = (d_view.dtype, tuple(d_view.shape), d_view.stride())
+        self._d_bytes = matrix_layout(desc, Operand.D).byte_extent()
 
     def run(self) -> None:
         """Compute D from the buffers' current contents (on torch's current stream)."""
         self._launch()
+
+    def run_into(self, d: torch.Tensor) -> None:
+        """`run()`, writing D into `d` instead: a flat uint8 buffer of at least D's bytes
+        on D's device, 16-byte aligned (a fresh output, `lumir.runtime.fresh_outputs`).
+        The block shape and the kernel's specialisation stay those chosen at build."""
+        if d.dtype != torch.uint8 or d.dim() != 1 or d.numel() < self._d_bytes:
+            raise GemvPlanError(
+                f"operand D: expected a flat uint8 buffer of {self._d_bytes} bytes, got "
+                f"{d.dtype} of shape {tuple(d.shape)}"
+            )
+        dtype, shape, strides = self._d_view
+        self._launch.into(d.view(dtype).as_strided(shape, strides))
+
+    def unbind_d(self) -> None:
+        """Drop D's build-time buffer (so it can be freed); from now on only `run_into`
+        runs the plan. The operands' D becomes a meta tensor of D's shape (no memory):
+        an unbound plan is no group member."""
+        self._launch.unbind_d()
+        self.buffers["d"] = None
+        d = self.operands.d
+        meta = torch.empty_strided(d.shape, d.stride(), dtype=d.dtype, device="meta")
+        self.operands = replace(self.operands, d=meta)
 
     def close(self) -> None:
         """Nothing to release (no cuBLASLt objects); for the plan interface."""
@@ -241,7 +266,7 @@ def gemv_launch(
     block_k: int | None = None,
     num_warps: int | None = None,
     num_stages: int | None = None,
-) -> Callable[[], None]:
+) -> GemvLaunch:
     """A zero-argument launch of the GEMV over these fixed tensors (captured into the
     program's CUDA graph like any other launch). The block shape is `gemv_config`'s,
     unless given (`bench/gemv_sweep.py` tries others); `num_stages` (Triton's software
@@ -253,23 +278,70 @@ def gemv_launch(
     a, c_arg, bias_arg, d, m, s_am, s_ak, s_c, s_bias, s_d, alpha, beta = call.kernel_arguments()
     k = x.shape[0]
     arguments = (a, x, c_arg, bias_arg, d, m, k, s_am, s_ak, x.stride(0), s_c, s_bias, s_d)
-    grid = (-(-m // block_m),)
-    stages = {} if num_stages is None else {"num_stages": num_stages}
+    # D stands in for an absent C or bias (never read then): those slots follow D too.
+    d_slots = tuple(i for i in (2, 3, 4) if arguments[i] is d)
+    options = {
+        "HAS_C": call.reads_c,
+        "HAS_BIAS": bias is not None,
+        "BLOCK_M": block_m,
+        "BLOCK_K": block_k,
+        "num_warps": num_warps,
+        **({} if num_stages is None else {"num_stages": num_stages}),
+    }
+    return GemvLaunch(gemv_kernel[(-(-m // block_m),)], (*arguments, alpha, beta), d_slots, options)
 
-    def launch() -> None:
-        gemv_kernel[grid](
-            *arguments,
-            alpha,
-            beta,
-            HAS_C=call.reads_c,
-            HAS_BIAS=bias is not None,
-            BLOCK_M=block_m,
-            BLOCK_K=block_k,
-            num_warps=num_warps,
-            **stages,
+
+def _tensor_spec(tensor: torch.Tensor) -> tuple[object, ...]:
+    return (tuple(tensor.shape), tensor.stride(), tensor.dtype, tensor.device)
+
+
+class GemvLaunch:
+    """A zero-argument launch of the GEMV kernel over fixed tensors (`gemv_launch`).
+
+    `into(d)` launches the same kernel writing another D: a tensor of D's shape,
+    strides, dtype and device (a fresh output, `lumir.runtime.fresh_outputs`). Triton
+    specialises a kernel on whether each pointer is 16-byte aligned, so `d` must be
+    (torch's allocations are), or the call would compile and run another kernel.
+    """
+
+    def __init__(
+        self,
+        kernel: Callable[..., object],
+        arguments: tuple[object, ...],
+        d_slots: tuple[int, ...],
+        options: dict[str, object],
+    ) -> None:
+        self.kernel = kernel
+        self.arguments = arguments
+        self.d_slots = d_slots
+        self.options = options
+        d = arguments[d_slots[0]]
+        assert isinstance(d, torch.Tensor)
+        self.d_spec = _tensor_spec(d)
+        self.bound = True
+
+    def __call__(self) -> None:
+        if not self.bound:
+            raise RuntimeError("gemv: a launch whose D was unbound runs only into(d)")
+        self.kernel(*self.arguments, **self.options)
+
+    def into(self, d: torch.Tensor) -> None:
+        """The launch, with `d` in D's place (and wherever D stood in for C or bias)."""
+        if _tensor_spec(d) != self.d_spec:
+            raise GemvPlanError(f"gemv: D must be {self.d_spec}, got {_tensor_spec(d)}")
+        if d.data_ptr() % 16:
+            raise GemvPlanError(f"gemv: D at {d.data_ptr():#x} is not 16-byte aligned")
+        arguments = list(self.arguments)
+        for slot in self.d_slots:
+            arguments[slot] = d
+        self.kernel(*arguments, **self.options)
+
+    def unbind_d(self) -> None:
+        """Drop D's build-time tensor (so it can be freed); from now on only `into` runs."""
+        self.arguments = tuple(
+            None if i in self.d_slots else value for i, value in enumerate(self.arguments)
         )
-
-    return launch
+        self.bound = False
 
 
 def grouped_gemv_launch(
@@ -318,6 +390,7 @@ def grouped_gemv_launch(
 
 
 __all__ = [
+    "GemvLaunch",
     "GemvOperands",
     "GemvPlan",
     "GemvPlanError",

@@ -13,10 +13,13 @@ Loading and running are separate phases, as they are for cuBLASLt itself:
   `lumir.runtime.fused_kernels`), build a `cublaslt_rt.matmul_group` as its members'
   plans run one after the other (CPU: exactly the ungrouped program) or as one grouped
   GEMV launch (CUDA, `lumir.runtime.gemv.GroupedGemvPlan`), and keep the result as a
-  flat tuple of zero-argument launches, one per op that runs;
+  flat tuple of zero-argument launches, one per op that runs; except the trailing
+  matmuls whose results are fresh outputs (`lumir.runtime.fresh_outputs`): their
+  buffers are not allocated, their plans become the program's `tail`;
 - run: copy the caller's tensors into the static input buffers, call the launches in
   order (on CUDA: replay the CUDA graph they were captured into during the first run),
-  and return copies of the output buffers.
+  run the tail into tensors allocated for this call, and return those as they are and
+  copies of the other output buffers.
 
 Nothing runs at load time. A program may write a caller's tensor in place (a KV cache
 bound by address, `lumir.backend.in_place`), and at load time its input buffers hold
@@ -34,7 +37,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, cast
 
 import torch
 from xdsl.dialects.builtin import MemRefType, ModuleOp
@@ -58,7 +61,7 @@ from lumir.dialects.cublaslt_rt import (
     inverse_permutation,
     overlap,
 )
-from lumir.runtime.binding import bind_static_inputs
+from lumir.runtime.binding import bind_static_inputs, tensor_bytes
 from lumir.runtime.buffers import (
     UnsupportedTypeError,
     byte_size,
@@ -67,6 +70,7 @@ from lumir.runtime.buffers import (
     shaped_type_parts,
     typed_view,
 )
+from lumir.runtime.fresh_outputs import FreshOutput, find_fresh_outputs
 from lumir.runtime.fused_reference import bind_fused_body
 from lumir.runtime.hl_torch import IntoKernel, UnknownKernelError, bind_into_kernel
 from lumir.runtime.interpreter import Signature, check_inputs, find_function, signature
@@ -88,6 +92,34 @@ class MatmulPlan(Protocol):
     """What the executor needs of a plan: `run()` (CPU reference and CUDA plans both)."""
 
     def run(self) -> None: ...
+
+
+class IntoPlan(MatmulPlan, Protocol):
+    """A plan that can write D into a buffer given per call (every single-matmul plan:
+    `ReferenceGemmPlan`, `CublasLtMatmulPlan`, `GemvPlan`), for fresh outputs."""
+
+    def run_into(self, d: torch.Tensor) -> None: ...
+
+    def unbind_d(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class TailLaunch:
+    """The matmul of a fresh output (`lumir.runtime.fresh_outputs`): run after the
+    program's launches, into a tensor allocated for the call, which becomes result
+    `result`. The tensor is what a copy of the buffer would be (dense, `shape`,
+    `dtype`, on `device`), so callers see no difference but the copy not made."""
+
+    result: int
+    plan: IntoPlan
+    shape: tuple[int, ...]
+    dtype: torch.dtype
+    device: torch.device
+
+    def __call__(self) -> torch.Tensor:
+        output = torch.empty(self.shape, dtype=self.dtype, device=self.device)
+        self.plan.run_into(tensor_bytes(output))
+        return output
 
 
 PlanFactory = Callable[
@@ -138,7 +170,11 @@ class Program:
     Attributes:
         name: the function's name.
         device: where the buffers live and the launches run.
-        launches: the run phase, in order.
+        launches: the run phase over the program's buffers, in order (what a CUDA graph
+            captures).
+        tail: the matmuls of the fresh outputs, run after `launches` on every call.
+        fresh_outputs: the results `tail` computes into a tensor of the call's own,
+            returned without a copy.
         plans: the matmul plans built at load time, in IR order.
     """
 
@@ -152,10 +188,14 @@ class Program:
         plans: Sequence[MatmulPlan],
         arguments: Signature,
         static: frozenset[int] = frozenset(),
+        tail: Sequence[TailLaunch] = (),
     ) -> None:
+        """`outputs` holds None at each result a `tail` step computes."""
         self.name = name
         self.device = device
         self.launches = tuple(launches)
+        self.tail = tuple(tail)
+        self.fresh_outputs = frozenset(step.result for step in self.tail)
         self.plans = tuple(plans)
         self._inputs = tuple(inputs)
         self._outputs = tuple(outputs)
@@ -185,15 +225,22 @@ class Program:
         """Whether runs replay a captured CUDA graph (true from the first run on)."""
         return self._graph is not None
 
-    def _execute(self) -> None:
+    def _execute(self) -> tuple[torch.Tensor, ...]:
+        """Run the launches (replaying or capturing the graph) then the tail; the results."""
         if self._graph is not None:
             self._graph.replay()
-        elif self._capture_pending:
+        elif self._capture_pending and self.launches:  # a graph of nothing: nothing to do
             self._capture_pending = False
             self._graph = _warm_up_and_capture(self)
         else:
             for launch in self.launches:
                 launch()
+        if not self.tail:
+            return self._outputs
+        results = list(self._outputs)
+        for step in self.tail:
+            results[step.result] = step()
+        return tuple(results)
 
     def __call__(self, *inputs: torch.Tensor) -> torch.Tensor | tuple[torch.Tensor, ...]:
         if self._closed:
@@ -202,20 +249,23 @@ class Program:
         check_inputs(f"program @{self.name}", expected, inputs)
         for index, given in zip(self._copied, inputs, strict=True):
             self._inputs[index].copy_(given)
-        self._execute()
-        results = tuple(output.clone() for output in self._outputs)
+        fresh = self.fresh_outputs
+        results = tuple(
+            output if index in fresh else output.clone()
+            for index, output in enumerate(self._execute())
+        )
         return results[0] if len(results) == 1 else results
 
     def run_unchecked(self, inputs: Sequence[torch.Tensor]) -> tuple[torch.Tensor, ...]:
         """The hot path of `__call__` for callers that already fixed the inputs' shapes
         and dtypes (the backend's call plans): no checks, and the output buffers
         themselves are returned, not copies. The next run overwrites them, so a caller
-        that keeps results must copy them out first.
+        that keeps results must copy them out first; except the `fresh_outputs`, which
+        are this call's own tensors already.
         """
         for target, given in zip(self._targets, inputs, strict=True):
             target.copy_(given)
-        self._execute()
-        return self._outputs
+        return self._execute()
 
     def close(self) -> None:
         """Release the CUDA graph and the plans' cuBLASLt objects. Idempotent.
@@ -241,6 +291,7 @@ def load(
     verify: bool = True,
     cuda_graph: bool = True,
     static_inputs: Mapping[int, torch.Tensor] | None = None,
+    fresh_outputs: bool = True,
 ) -> Program:
     """Load a lowered module's function for `device` ("cpu" or "cuda[:i]").
 
@@ -257,6 +308,9 @@ def load(
         static_inputs: argument index -> a tensor the argument is bound to by storage
             (`lumir.runtime.binding`): contiguous, exactly the argument's shape, dtype
             and device. The program reads it in place and `__call__` no longer takes it.
+        fresh_outputs: compute the results that qualify (`lumir.runtime.fresh_outputs`:
+            written by a trailing matmul and nothing else) into a tensor allocated per
+            call and return it without a copy; False keeps a buffer for every result.
 
     Raises:
         LumirDiagnosticError: the module does not verify, a buffer is larger than
@@ -265,9 +319,7 @@ def load(
         DeviceUnavailableError: CUDA was asked for but torch or nvmath cannot provide it.
         StaticInputError: a static input does not fit its argument.
     """
-    program, _ = load_with_buffers(
-        module, device, function=function, verify=verify, static_inputs=static_inputs
-    )
+    program, _ = _load(module, device, function, verify, static_inputs, fresh_outputs)
     if program.device.type == "cuda" and cuda_graph:
         program.capture()
     return program
@@ -284,7 +336,20 @@ def load_with_buffers(
     """`load(..., cuda_graph=False)`, and the buffer (flat bytes) of every value of the
     function, keyed by the value of the module given (pass a `ModuleOp` to look them
     up). For tools that run `program.launches` one by one and read what each wrote
-    (`lumir.testing.launch_diff`); a view's buffer is its byte slice of its root's."""
+    (`lumir.testing.launch_diff`); a view's buffer is its byte slice of its root's.
+    Every result keeps its buffer (no fresh outputs), so every value has one."""
+    return _load(module, device, function, verify, static_inputs, fresh=False)
+
+
+def _load(
+    module: ModuleOp | str,
+    device: str | torch.device,
+    function: str | None,
+    verify: bool,
+    static_inputs: Mapping[int, torch.Tensor] | None,
+    fresh: bool,
+) -> tuple[Program, Mapping[SSAValue, torch.Tensor]]:
+    """Both loads: `fresh` says whether qualifying results become fresh outputs."""
     if isinstance(module, str):
         module = _parse(module)
     if verify:
@@ -305,7 +370,8 @@ def load_with_buffers(
     else:
         raise DeviceUnavailableError(f"lumir runs programs on 'cpu' or 'cuda', not '{device}'")
     bound = bind_static_inputs(func, static_inputs or {}, target)
-    loader = _Loader(func, target, factory, group_factory)
+    tail = find_fresh_outputs(func) if fresh else ()
+    loader = _Loader(func, target, factory, group_factory, tail)
     loader.buffers.update({func.body.block.args[i]: buffer for i, buffer in bound.items()})
     return loader.load(), loader.buffers
 
@@ -431,6 +497,7 @@ class _Loader:
         device: torch.device,
         plan_factory: PlanFactory,
         group_factory: GroupFactory,
+        fresh: Sequence[FreshOutput] = (),
     ):
         self.func = func
         self.device = device
@@ -439,6 +506,9 @@ class _Loader:
         self.buffers: dict[SSAValue, torch.Tensor] = {}
         self.launches: list[Launch] = []
         self.plans: list[MatmulPlan] = []
+        self.fresh = {output.matmul: output for output in fresh}
+        self.fresh_roots = {output.root for output in fresh}
+        self.tail: list[TailLaunch] = []
 
     def load(self) -> Program:
         func = self.func
@@ -448,10 +518,14 @@ class _Loader:
             self._view(arg, self.buffers[arg] if arg in self.buffers else self._new(func, arg))
             for arg in args
         ]
-        outputs: list[torch.Tensor] | None = None
+        outputs: list[torch.Tensor | None] | None = None
+        fresh = {output.result for output in self.fresh.values()}
         for op in func.body.block.ops:
             if isinstance(op, ReturnOp):
-                outputs = [self._view(value, self.buffers[value]) for value in op.arguments]
+                outputs = [
+                    None if index in fresh else self._view(value, self.buffers[value])
+                    for index, value in enumerate(op.arguments)
+                ]
                 break
             self._load_op(op)
         if outputs is None:
@@ -465,6 +539,7 @@ class _Loader:
             self.plans,
             signature(func),
             static,
+            self.tail,
         )
 
     def _new(self, op: Operation, value: SSAValue) -> torch.Tensor:
@@ -492,6 +567,8 @@ class _Loader:
         return typed_view(buffer, shape, dtype)
 
     def _load_op(self, op: Operation) -> None:
+        if isinstance(op, AllocOp | ViewOp) and byte_range(op.results[0])[0] in self.fresh_roots:
+            return  # a fresh output's buffer, or a view of it: allocated per call
         if isinstance(op, AllocOp):
             self._new(op, op.memref)
         elif isinstance(op, ConstantOp):
@@ -515,9 +592,25 @@ class _Loader:
             )
 
     def _load_matmul(self, op: MatmulOp) -> None:
+        fresh = self.fresh.get(op)
+        if fresh is not None:
+            self._load_tail(op, fresh)
+            return
         built = self._matmul_plan(op)
         self.plans.append(built)
         self.launches.append(built.run)
+
+    def _load_tail(self, op: MatmulOp, fresh: FreshOutput) -> None:
+        """A fresh output's matmul, as a step of the tail. Its plan is built on a D
+        buffer of the right size that is dropped once the plan is (a plan is built on
+        real buffers: the cuBLASLt heuristic reads D's alignment, the reference checks
+        D's reach), so the program holds no buffer for the result."""
+        shape, dtype = shaped_type_parts(fresh.returned.type)
+        planning = torch.empty(byte_size(shape, dtype), dtype=torch.uint8, device=self.device)
+        plan = cast(IntoPlan, self._matmul_plan(op, planning))
+        plan.unbind_d()
+        self.plans.append(plan)
+        self.tail.append(TailLaunch(fresh.result, plan, shape, dtype, self.device))
 
     def _load_group(self, op: MatmulGroupOp) -> None:
         members = op.members()
@@ -533,8 +626,9 @@ class _Loader:
         self.plans.append(built)
         self.launches.append(built.run)
 
-    def _matmul_plan(self, op: MatmulOp) -> MatmulPlan:
-        """The plan of one matmul, built on its buffers (errors located at the op)."""
+    def _matmul_plan(self, op: MatmulOp, d: torch.Tensor | None = None) -> MatmulPlan:
+        """The plan of one matmul, built on its buffers, or on `d` for D where given
+        (errors located at the op)."""
         _refuse_overlap(op, op.d, [op.a, op.b, *([op.bias] if op.bias is not None else [])])
         plan = op.plan_op()
         if plan is None:
@@ -553,7 +647,7 @@ class _Loader:
                 plan.descriptor(),
                 self.buffers[op.a],
                 self.buffers[op.b],
-                self.buffers[op.d],
+                self.buffers[op.d] if d is None else d,
                 extras,
             )
         except (RuntimeError, ValueError) as error:

@@ -74,15 +74,7 @@ def _access(
     name: str, buffer: torch.Tensor, dtype: DataType, offsets: torch.Tensor, what: str
 ) -> _Access:
     """Check that `offsets` of `dtype` fit in `buffer`, and return the typed view."""
-    if buffer.dtype != torch.uint8 or buffer.dim() != 1 or not buffer.is_contiguous():
-        raise ValueError(
-            f"operand {name}: expected a flat contiguous torch.uint8 buffer, got dtype "
-            f"{buffer.dtype} and shape {tuple(buffer.shape)}"
-        )
-    if buffer.device.type != "cpu":
-        raise ValueError(
-            f"operand {name}: the reference GEMM runs on CPU buffers, got {buffer.device}"
-        )
+    _check_flat_cpu(name, buffer, 0)
     width = dtype.byte_width
     count = buffer.numel() // width
     if offsets.numel():
@@ -95,6 +87,23 @@ def _access(
             )
     view = buffer[: count * width].view(data_type_dtype(dtype))
     return _Access(view, offsets)
+
+
+def _check_flat_cpu(name: str, buffer: torch.Tensor, nbytes: int) -> None:
+    """A buffer is flat contiguous uint8 bytes on the CPU, at least `nbytes` of them."""
+    if buffer.dtype != torch.uint8 or buffer.dim() != 1 or not buffer.is_contiguous():
+        raise ValueError(
+            f"operand {name}: expected a flat contiguous torch.uint8 buffer, got dtype "
+            f"{buffer.dtype} and shape {tuple(buffer.shape)}"
+        )
+    if buffer.device.type != "cpu":
+        raise ValueError(
+            f"operand {name}: the reference GEMM runs on CPU buffers, got {buffer.device}"
+        )
+    if buffer.numel() < nbytes:
+        raise GemmBufferError(
+            f"operand {name} needs {nbytes} bytes, but its buffer holds {buffer.numel()}"
+        )
 
 
 def _round_to(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
@@ -179,8 +188,13 @@ class ReferenceGemmPlan:
         self._a = self._operand("A", a, Operand.A)
         self._b = self._operand("B", b, Operand.B)
         self._c = self._operand("C", c, Operand.C) if self.reads_c and c is not None else None
-        self._d = self._operand("D", d, Operand.D)
-        if self._d.offsets.numel() != torch.unique(self._d.offsets).numel():
+        self._d: _Access | None = self._operand("D", d, Operand.D)
+        d_layout = matrix_layout(desc, Operand.D)
+        self._d_offsets = self._d.offsets.reshape(-1)
+        self._d_width = d_layout.dtype.byte_width
+        self._d_dtype = data_type_dtype(d_layout.dtype)
+        self._d_bytes = d_layout.byte_extent()
+        if self._d_offsets.numel() != torch.unique(self._d_offsets).numel():
             raise GemmBufferError(
                 f"operand D is written as a {matrix_layout(desc, Operand.D).describe()}, "
                 f"which writes some elements more than once"
@@ -203,6 +217,32 @@ class ReferenceGemmPlan:
 
     def run(self) -> None:
         """Compute D from the buffers' current contents and write it into D's buffer."""
+        if self._d is None:
+            raise RuntimeError("run() on a plan whose D was unbound; use run_into(d)")
+        self._scatter(self._d.view, self._values())
+
+    def run_into(self, d: torch.Tensor) -> None:
+        """Compute D as `run()` does, but write it into `d`, another flat uint8 CPU buffer
+        of at least D's bytes (a fresh output, `lumir.runtime.fresh_outputs`): the
+        offsets fixed at build time depend only on the layout, not on the buffer."""
+        _check_flat_cpu("D", d, self._d_bytes)
+        count = d.numel() // self._d_width
+        self._scatter(d[: count * self._d_width].view(self._d_dtype), self._values())
+
+    def unbind_d(self) -> None:
+        """Drop the reference to D's build-time buffer, so that it can be freed; from now
+        on only `run_into` runs the plan. C must not be D's buffer (it would still be
+        read from there)."""
+        if self._c is not None and self.buffers["c"] is self.buffers["d"]:
+            raise ValueError("D's buffer is also C's; the plan cannot run into another D")
+        self._d = None
+        self.buffers["d"] = None
+
+    def _scatter(self, view: torch.Tensor, values: torch.Tensor) -> None:
+        view[self._d_offsets] = values.reshape(-1)
+
+    def _values(self) -> torch.Tensor:
+        """D's values, in the order of D's offsets, from the operands' current contents."""
         desc = self.descriptor
         a = _compute_inputs(self._gather(self._a), desc.compute_type)
         b = _compute_inputs(self._gather(self._b), desc.compute_type)
@@ -223,8 +263,7 @@ class ReferenceGemmPlan:
             x = torch.relu(x)
         elif activation == "gelu":
             x = gelu_tanh(x)
-        values = _to_output(x, desc.d_dtype)
-        self._d.view[self._d.offsets.reshape(-1)] = values.reshape(-1)
+        return _to_output(x, desc.d_dtype)
 
     @staticmethod
     def _gather(access: _Access) -> torch.Tensor:

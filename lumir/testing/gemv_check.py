@@ -8,9 +8,11 @@ first imported, so the check runs in a child process:
 lumir-pipeline, and for each plan the lowering gave `algorithm = "gemv"` fills its
 operand buffers with seeded random values, runs `GemvPlan` and `ReferenceGemmPlan`
 over the same bytes, and prints one JSON line per plan (its name and the largest
-absolute difference of D). Then, for each `cublaslt_rt.matmul_group` group-gemv made,
-it runs the members as one `GroupedGemvPlan` launch over one shared B buffer, each
-member as its own `GemvPlan` and as the reference, and prints one JSON line per group:
+absolute difference of D, and whether `GemvPlan.run_into` writes the bytes `run`
+does into another buffer, as a fresh output does). Then, for each
+`cublaslt_rt.matmul_group` group-gemv made, it runs the members as one
+`GroupedGemvPlan` launch over one shared B buffer, each member as its own `GemvPlan`
+and as the reference, and prints one JSON line per group:
 whether every member's D is bit for bit its own launch's, and the largest difference
 from the reference. The exit status is 0 when the file has at least one GEMV plan and
 every D agrees with the reference within `tolerance` (and every grouped D is its own
@@ -126,6 +128,21 @@ def check_plan(plan: PlanOp, seed: int) -> tuple[float, bool]:
     return _within(call.run(GemvPlan), call.run(ReferenceGemmPlan), plan.descriptor().d_dtype)
 
 
+def check_run_into(plan: PlanOp, seed: int) -> bool:
+    """Whether a `GemvPlan` whose D was unbound writes, through `run_into`, the bytes a
+    plan writes through `run` (a fresh output's path, `lumir.runtime.fresh_outputs`)."""
+    from lumir.runtime.gemv import GemvPlan
+
+    call = _Call.random(plan, torch.Generator().manual_seed(seed))
+    bound = call.new_d()
+    call.build(GemvPlan, bound).run()
+    unbound = call.build(GemvPlan, call.new_d())
+    unbound.unbind_d()  # type: ignore[attr-defined]
+    fresh = torch.full_like(bound, 0xFF)
+    unbound.run_into(fresh)  # type: ignore[attr-defined]
+    return torch.equal(fresh, bound)
+
+
 def check_group(group: MatmulGroupOp, seed: int) -> tuple[bool, float, bool]:
     """Whether each member's D from one grouped launch is bit for bit its own GEMV
     launch's, the largest |D_grouped - D_reference| over the members, and whether every
@@ -187,8 +204,10 @@ def main(argv: list[str] | None = None) -> int:
     failed = False
     for plan in plans:
         error, ok = check_plan(plan, args.seed)
-        failed |= not ok
-        print(json.dumps({"plan": plan.sym_name.data, "max_abs_diff": error, "ok": ok}))
+        into = check_run_into(plan, args.seed)
+        failed |= not (ok and into)
+        line = {"plan": plan.sym_name.data, "max_abs_diff": error, "ok": ok, "into": into}
+        print(json.dumps(line))
     for group in gemv_groups(args.file.read_text()):
         identical, error, ok = check_group(group, args.seed)
         failed |= not (identical and ok)

@@ -114,7 +114,8 @@ def test_gemv_kernel_matches_the_reference_gemm_under_the_interpreter(
     done = run_in_interpreter(path)
     assert done.returncode == 0, done.stdout + done.stderr
     (line,) = done.stdout.splitlines()
-    assert json.loads(line)["ok"]
+    result = json.loads(line)
+    assert result["ok"] and result["into"]
 
 
 def test_gemv_plan_refuses_a_call_it_cannot_run() -> None:
