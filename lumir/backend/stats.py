@@ -23,6 +23,10 @@ class PartitionStats:
     in_place_updates: int = 0
     """Input mutations the last loaded program writes where the input lives (a KV cache
     update; lumir.backend.in_place)."""
+    launch_groups: int = 0
+    """Grouped launches of the last loaded program (`cublaslt_rt.launch_group`, made by
+    group-launches after the in-place rewrite: a decode layer's KV-cache writes, the
+    cache counters' adds)."""
     fused: Counter[str] = field(default_factory=Counter)
     """From the first compile: matmuls, cublaslt_calls, fused_bias, ... (see report)."""
 
