@@ -31,7 +31,7 @@ CPU and CUDA executors run without further checks.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
 
 from xdsl.dialects.builtin import (
@@ -938,15 +938,19 @@ def _index(launch: LaunchOp) -> SSAValue | None:
     return launch.inputs[1] if len(launch.inputs) > 1 else None
 
 
-def launch_group_problems(members: Sequence[LaunchOp]) -> list[str]:
+def launch_group_problems(
+    members: Sequence[LaunchOp], overlaps: Callable[[SSAValue, SSAValue], bool] | None = None
+) -> list[str]:
     """Why `members` cannot run as one grouped launch (empty when they can).
 
     Two to `LAUNCH_GROUP_MAX` members, each one a grouped launch can run
     (`launch_member_problem`), all running member 0's kernel with its params, an
     `hl.index_copy` member reading member 0's index buffer (the kernel reads one
     index), and no member writing bytes another member reads or writes (views
-    resolved): the members run at once, so none may depend on another.
+    resolved): the members run at once, so none may depend on another. `overlaps`
+    replaces `overlap` (a pass that remembers byte ranges asks often).
     """
+    overlaps = overlaps or overlap
     if not 2 <= len(members) <= LAUNCH_GROUP_MAX:
         return [f"holds {len(members)} launch(es); a grouped launch runs 2 to {LAUNCH_GROUP_MAX}"]
     problems: list[str] = []
@@ -969,7 +973,7 @@ def launch_group_problems(members: Sequence[LaunchOp]) -> list[str]:
             if other is member:
                 continue
             touched = list(other.inputs) + ([other.output] if other_index > index else [])
-            if any(overlap(member.output, value) for value in touched):
+            if any(overlaps(member.output, value) for value in touched):
                 problems.append(
                     f"member {index} writes bytes member {other_index} reads or writes; the "
                     f"members of a group run at once and may not depend on each other"

@@ -41,7 +41,7 @@ from xdsl.passes import ModulePass
 
 from lumir.diagnostics import copy_location
 from lumir.dialects.cublaslt_rt import MatmulGroupOp, MatmulOp, matmul_group_problems
-from lumir.passes.program_order import ProgramOrder, access, can_move_above
+from lumir.passes.program_order import ProgramOrder, access
 from lumir.plan_algorithms import GEMV_GROUP_MAX
 
 
@@ -76,7 +76,7 @@ def group_function(func: FuncOp) -> int:
             if state.definitions_to_move(later, anchor) is None:
                 continue
             reads = [v for _, v in later.read_operands()]
-            if not can_move_above(reads, [later.d], state.crossed(members[-1], later)):
+            if not state.can_move_above(reads, [later.d], state.crossed(members[-1], later)):
                 continue
             state.move_after(later, members[-1], anchor)
             members.append(later)

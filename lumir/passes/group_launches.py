@@ -45,7 +45,7 @@ from lumir.dialects.cublaslt_rt import (
     launch_group_problems,
     launch_member_problem,
 )
-from lumir.passes.program_order import ProgramOrder, can_move_above
+from lumir.passes.program_order import ProgramOrder
 
 
 def _groupable(op: Operation) -> bool:
@@ -71,12 +71,12 @@ def group_function(func: FuncOp) -> int:
             assert isinstance(later, LaunchOp)
             if later in taken or later.kernel != anchor.kernel:
                 continue
-            if launch_group_problems([*members, later]):
+            if launch_group_problems([*members, later], state.overlaps):
                 continue
             if state.definitions_to_move(later, anchor) is None:
                 continue
             crossed = state.crossed(members[-1], later)
-            if not can_move_above(list(later.inputs), [later.output], crossed):
+            if not state.can_move_above(list(later.inputs), [later.output], crossed):
                 continue
             state.move_after(later, members[-1], anchor)
             members.append(later)

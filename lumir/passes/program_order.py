@@ -24,7 +24,7 @@ from lumir.dialects.cublaslt_rt import (
     MatmulGroupOp,
     MatmulOp,
     ViewOp,
-    overlap,
+    byte_range,
 )
 
 LOAD_TIME_OPS = (AllocOp, ConstantOp, ViewOp)
@@ -40,13 +40,6 @@ class Access:
     reads: tuple[SSAValue, ...] = ()
     writes: tuple[SSAValue, ...] = ()
     everything: bool = False
-
-    def touches(self, values: Sequence[SSAValue], *, writes_only: bool) -> bool:
-        """Whether this op writes (or, unless `writes_only`, reads) bytes of `values`."""
-        if self.everything:
-            return True
-        mine = self.writes if writes_only else (*self.reads, *self.writes)
-        return any(overlap(mine_value, value) for mine_value in mine for value in values)
 
 
 def access(op: Operation) -> Access:
@@ -70,16 +63,72 @@ def access(op: Operation) -> Access:
     return Access(everything=True)
 
 
+Range = tuple[SSAValue, int, int]
+"""A buffer value's bytes: (root buffer, first byte, end byte), as `byte_range` gives."""
+
+
+def _intersect(first: Range, second: Range) -> bool:
+    return first[0] is second[0] and first[1] < second[2] and second[1] < first[2]
+
+
 class ProgramOrder:
-    """One function's block while ops move in it: positions, kept up to date."""
+    """One function's block while ops move in it: positions, kept up to date, and each
+    op's `access` and each value's byte range, computed once (moving an op changes
+    neither; a group made of members is a new op, looked at afresh)."""
 
     def __init__(self, block: Block) -> None:
         self.block = block
+        self.ops: list[Operation] = []
         self.position: dict[Operation, int] = {}
+        self._effects: dict[Operation, Access] = {}
+        self._ranges: dict[SSAValue, Range] = {}
+        self._touched: dict[Operation, tuple[list[Range], list[Range]]] = {}
         self.renumber()
 
+    def access(self, op: Operation) -> Access:
+        """`access(op)`, remembered."""
+        found = self._effects.get(op)
+        if found is None:
+            found = self._effects[op] = access(op)
+        return found
+
+    def overlaps(self, first: SSAValue, second: SSAValue) -> bool:
+        """`overlap(first, second)`, with each value's byte range remembered."""
+        return _intersect(self._range(first), self._range(second))
+
+    def _range(self, value: SSAValue) -> Range:
+        found = self._ranges.get(value)
+        if found is None:
+            found = self._ranges[value] = byte_range(value)
+        return found
+
+    def can_move_above(
+        self, reads: Sequence[SSAValue], writes: Sequence[SSAValue], crossed: Sequence[Operation]
+    ) -> bool:
+        """Whether an op reading `reads` and writing `writes` may run before every op of
+        `crossed` instead of after them: none of them writes what it reads, or reads or
+        writes what it writes (an op of unknown effects touches everything)."""
+        read_ranges = [self._range(v) for v in reads]
+        write_ranges = [self._range(v) for v in writes]
+        for other in crossed:
+            found = self._touched.get(other)
+            if found is None:
+                effects = self.access(other)
+                if effects.everything:
+                    return False
+                theirs_written = [self._range(v) for v in effects.writes]
+                theirs = [self._range(v) for v in effects.reads] + theirs_written
+                found = self._touched[other] = (theirs, theirs_written)
+            theirs, theirs_written = found
+            if any(_intersect(a, b) for a in theirs for b in write_ranges):
+                return False
+            if any(_intersect(a, b) for a in theirs_written for b in read_ranges):
+                return False
+        return True
+
     def renumber(self) -> None:
-        self.position = {op: index for index, op in enumerate(self.block.ops)}
+        self.ops = list(self.block.ops)
+        self.position = {op: index for index, op in enumerate(self.ops)}
 
     def before(self, value: SSAValue, anchor: Operation) -> bool:
         """Whether `value` is defined above `anchor` (a block argument always is)."""
@@ -107,8 +156,7 @@ class ProgramOrder:
 
     def crossed(self, start: Operation, stop: Operation) -> list[Operation]:
         """The ops strictly between `start` and `stop`, in program order."""
-        ops = list(self.block.ops)
-        return ops[self.position[start] + 1 : self.position[stop]]
+        return self.ops[self.position[start] + 1 : self.position[stop]]
 
     def move_after(self, op: Operation, last: Operation, anchor: Operation) -> None:
         """Move `op` to just after `last`, with the load-time definitions it needs (which
@@ -123,25 +171,9 @@ class ProgramOrder:
         self.renumber()
 
 
-def can_move_above(
-    reads: Sequence[SSAValue], writes: Sequence[SSAValue], crossed: Sequence[Operation]
-) -> bool:
-    """Whether an op reading `reads` and writing `writes` may run before every op of
-    `crossed` instead of after them: none of them writes what it reads, or reads or
-    writes what it writes."""
-    for other in crossed:
-        effects = access(other)
-        if effects.touches(writes, writes_only=False):
-            return False
-        if effects.touches(reads, writes_only=True):
-            return False
-    return True
-
-
 __all__ = [
     "LOAD_TIME_OPS",
     "Access",
     "ProgramOrder",
     "access",
-    "can_move_above",
 ]
