@@ -33,6 +33,7 @@ from lumir.dialects.cublaslt_rt import (
     IN_PLACE_KERNELS,
     AllocOp,
     FusedLaunchOp,
+    LaunchGroupOp,
     LaunchOp,
     MatmulGroupOp,
     MatmulOp,
@@ -120,7 +121,7 @@ def _in_block(block: Block, op: Operation) -> Operation:
 
 def _writes(op: Operation, value: SSAValue) -> bool:
     """Whether `op` writes the buffer `value` (through the operand itself, not a view)."""
-    if isinstance(op, MatmulGroupOp):
+    if isinstance(op, MatmulGroupOp | LaunchGroupOp):
         return any(_writes(member, value) for member in op.members())
     if isinstance(op, LaunchOp):
         return op.output is value

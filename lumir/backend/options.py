@@ -45,6 +45,9 @@ class BackendOptions:
     """Let one-row bf16/f16 GEMMs run as lumir's GEMV where the cost model says it is faster."""
     group_gemv: bool = True
     """Run the GEMV calls that read one activation as one launch (group-gemv; needs gemv)."""
+    group_launches: bool = True
+    """Run a decode layer's KV-cache writes, and the cache counters' adds, as one launch
+    each (group-launches, on the program loaded after the in-place rewrite)."""
 
 
 OPTION_NAMES = tuple(f.name for f in fields(BackendOptions))
@@ -127,4 +130,5 @@ def parse_options(
         fuse_kernels=_flag("fuse_kernels", given.get("fuse_kernels", True)),
         gemv=_flag("gemv", given.get("gemv", True)),
         group_gemv=_flag("group_gemv", given.get("group_gemv", True)),
+        group_launches=_flag("group_launches", given.get("group_launches", True)),
     )

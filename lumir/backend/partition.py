@@ -41,6 +41,7 @@ from lumir.frontend.shapes import (
     symbol_names,
     symbol_sites,
 )
+from lumir.passes.group_launches import group_module, has_groupable_launches
 from lumir.runtime import Program, load
 
 
@@ -251,8 +252,13 @@ class CompiledPartition(torch.nn.Module):
         if updates:
             module = entry.lowered.clone()
             in_place = update_in_place(module, updates)
+        groups = 0
+        if self.options.group_launches and has_groupable_launches(module):
+            module = module.clone() if module is entry.lowered else module
+            groups = group_module(module)
         self.stats.loads += 1
         self.stats.in_place_updates = len(in_place)
+        self.stats.launch_groups = groups
         program = load(
             module,
             self.device,

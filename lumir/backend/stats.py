@@ -27,6 +27,10 @@ class PartitionStats:
     """Results the last loaded program computes into a tensor of the call's own and
     returns without a copy (a trailing matmul, such as the logits;
     lumir.runtime.fresh_outputs)."""
+    launch_groups: int = 0
+    """Grouped launches of the last loaded program (`cublaslt_rt.launch_group`, made by
+    group-launches after the in-place rewrite: a decode layer's KV-cache writes, the
+    cache counters' adds)."""
     fused: Counter[str] = field(default_factory=Counter)
     """From the first compile: matmuls, cublaslt_calls, fused_bias, ... (see report)."""
 

@@ -21,9 +21,11 @@ PASS_MODULES: dict[str, tuple[str, str]] = {
     "lower-to-cublaslt-rt": ("lumir.passes.lower_to_cublaslt_rt", "LowerToCublasltRtPass"),
     "group-gemv": ("lumir.passes.group_gemv", "GroupGemvPass"),
     "share-buffers": ("lumir.passes.share_buffers", "ShareBuffersPass"),
+    "group-launches": ("lumir.passes.group_launches", "GroupLaunchesPass"),
     "lumir-pipeline": ("lumir.passes.pipeline", "LumirPipelinePass"),
 }
-"""Pass name -> (module, class), in pipeline order."""
+"""Pass name -> (module, class), in pipeline order (group-launches, which the backend
+runs on the program it loads, after lumir-pipeline's passes)."""
 
 
 def _loader(module: str, cls: str) -> Callable[[], type[ModulePass]]:

@@ -31,66 +31,18 @@ reads, and the dependence check above (rightly) keeps it where it is.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from lumir.diagnostics import copy_location
-from lumir.dialects.cublaslt_rt import (
-    AllocOp,
-    ConstantOp,
-    FusedLaunchOp,
-    LaunchOp,
-    MatmulGroupOp,
-    MatmulOp,
-    ViewOp,
-    matmul_group_problems,
-    overlap,
-)
+from lumir.dialects.cublaslt_rt import MatmulGroupOp, MatmulOp, matmul_group_problems
+from lumir.passes.program_order import ProgramOrder, access
 from lumir.plan_algorithms import GEMV_GROUP_MAX
-
-LOAD_TIME_OPS = (AllocOp, ConstantOp, ViewOp)
-"""Ops that do all their work when a program is loaded (a buffer, a literal, an alias):
-where they stand among the launches changes nothing at run time."""
-
-
-@dataclass(frozen=True)
-class Access:
-    """The buffers an op reads and writes when it runs; `everything` for an op the pass
-    does not know, which no matmul may move across."""
-
-    reads: tuple[SSAValue, ...] = ()
-    writes: tuple[SSAValue, ...] = ()
-    everything: bool = False
-
-    def touches(self, values: Sequence[SSAValue], *, writes_only: bool) -> bool:
-        """Whether this op writes (or, unless `writes_only`, reads) bytes of `values`."""
-        if self.everything:
-            return True
-        mine = self.writes if writes_only else (*self.reads, *self.writes)
-        return any(overlap(mine_value, value) for mine_value in mine for value in values)
-
-
-def access(op: Operation) -> Access:
-    """What `op` reads and writes at run time (nothing, for a load-time op)."""
-    if isinstance(op, LOAD_TIME_OPS):
-        return Access()
-    if isinstance(op, MatmulOp):
-        return Access(tuple(v for _, v in op.read_operands()), (op.d,))
-    if isinstance(op, MatmulGroupOp):
-        members = op.members()
-        reads = tuple(v for member in members for _, v in member.read_operands())
-        return Access(reads, tuple(member.d for member in members))
-    if isinstance(op, LaunchOp):
-        return Access(tuple(op.inputs), (op.output,))
-    if isinstance(op, FusedLaunchOp):
-        return Access(tuple(op.inputs), tuple(op.outputs))
-    return Access(everything=True)
 
 
 def _runs_gemv(op: Operation) -> bool:
@@ -100,65 +52,11 @@ def _runs_gemv(op: Operation) -> bool:
     return plan is not None and plan.algorithm.data == "gemv"
 
 
-class _Function:
-    """One function's block while it is being grouped: positions, kept up to date."""
-
-    def __init__(self, block: Block) -> None:
-        self.block = block
-        self.position: dict[Operation, int] = {}
-        self.renumber()
-
-    def renumber(self) -> None:
-        self.position = {op: index for index, op in enumerate(self.block.ops)}
-
-    def before(self, value: SSAValue, anchor: Operation) -> bool:
-        """Whether `value` is defined above `anchor` (a block argument always is)."""
-        if isinstance(value, BlockArgument):
-            return value.block is self.block
-        owner = value.owner
-        return owner in self.position and self.position[owner] < self.position[anchor]
-
-    def definitions_to_move(self, op: MatmulOp, anchor: Operation) -> list[Operation] | None:
-        """The load-time ops that define `op`'s operands below `anchor` and must move
-        above it with `op`, in program order; None when an operand is computed there."""
-        found: list[Operation] = []
-        pending = list(op.operands)
-        while pending:
-            value = pending.pop()
-            if self.before(value, anchor):
-                continue
-            owner = value.owner
-            if not isinstance(owner, LOAD_TIME_OPS) or owner not in self.position:
-                return None
-            if owner not in found:
-                found.append(owner)
-                pending.extend(owner.operands)
-        return sorted(found, key=self.position.__getitem__)
-
-    def crossed(self, start: Operation, stop: Operation) -> list[Operation]:
-        """The ops strictly between `start` and `stop`, in program order."""
-        ops = list(self.block.ops)
-        return ops[self.position[start] + 1 : self.position[stop]]
-
-
-def _can_move_above(op: MatmulOp, crossed: Sequence[Operation]) -> bool:
-    """Whether `op` may run before every op of `crossed` instead of after them: none of
-    them writes what it reads, or reads or writes what it writes."""
-    reads, writes = [v for _, v in op.read_operands()], [op.d]
-    for other in crossed:
-        effects = access(other)
-        if effects.touches(writes, writes_only=False):
-            return False
-        if effects.touches(reads, writes_only=True):
-            return False
-    return True
-
-
 def group_function(func: FuncOp) -> int:
     """Group `func`'s GEMV matmuls in place (see the module doc); returns the groups made."""
     if not func.body.blocks:
         return 0
-    state = _Function(func.body.block)
+    state = ProgramOrder(func.body.block)
     candidates = [op for op in func.body.block.ops if _runs_gemv(op)]
     taken: set[Operation] = set()  # membership only, never iterated
     made = 0
@@ -175,15 +73,12 @@ def group_function(func: FuncOp) -> int:
                 continue
             if matmul_group_problems([*members, later]):
                 continue
-            moved = state.definitions_to_move(later, anchor)
-            if moved is None or not _can_move_above(later, state.crossed(members[-1], later)):
+            if state.definitions_to_move(later, anchor) is None:
                 continue
-            for definition in moved:
-                definition.detach()
-                state.block.insert_op_before(definition, anchor)
-            later.detach()
-            state.block.insert_op_after(later, members[-1])
-            state.renumber()
+            reads = [v for _, v in later.read_operands()]
+            if not state.can_move_above(reads, [later.d], state.crossed(members[-1], later)):
+                continue
+            state.move_after(later, members[-1], anchor)
             members.append(later)
         if len(members) > 1:
             after = members[-1].next_op  # the members stand together, the return after them

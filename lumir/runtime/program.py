@@ -12,7 +12,9 @@ Loading and running are separate phases, as they are for cuBLASLt itself:
   to its body run op by op (CPU) or to its generated Triton kernel (CUDA,
   `lumir.runtime.fused_kernels`), build a `cublaslt_rt.matmul_group` as its members'
   plans run one after the other (CPU: exactly the ungrouped program) or as one grouped
-  GEMV launch (CUDA, `lumir.runtime.gemv.GroupedGemvPlan`), and keep the result as a
+  GEMV launch (CUDA, `lumir.runtime.gemv.GroupedGemvPlan`), a `cublaslt_rt.launch_group`
+  as its member launches one after the other (CPU) or as one grouped Triton launch
+  (CUDA, `lumir.runtime.launch_group`), and keep the result as a
   flat tuple of zero-argument launches, one per op that runs; except the trailing
   matmuls whose results are fresh outputs (`lumir.runtime.fresh_outputs`): their
   buffers are not allocated, their plans become the program's `tail`;
@@ -40,7 +42,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Protocol, cast
 
 import torch
-from xdsl.dialects.builtin import MemRefType, ModuleOp
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Operation, SSAValue
 
@@ -52,6 +54,7 @@ from lumir.dialects.cublaslt_rt import (
     AllocOp,
     ConstantOp,
     FusedLaunchOp,
+    LaunchGroupOp,
     LaunchOp,
     MatmulGroupOp,
     MatmulOp,
@@ -584,6 +587,8 @@ class _Loader:
             self._load_group(op)
         elif isinstance(op, LaunchOp):
             self._load_launch(op)
+        elif isinstance(op, LaunchGroupOp):
+            self._load_launch_group(op)
         elif isinstance(op, FusedLaunchOp):
             self._load_fused(op)
         else:
@@ -656,6 +661,11 @@ class _Loader:
             ) from None
 
     def _load_launch(self, op: LaunchOp) -> None:
+        launch, _, _ = self._bind_launch(op)
+        self.launches.append(launch)
+
+    def _bind_launch(self, op: LaunchOp) -> tuple[Launch, list[torch.Tensor], torch.Tensor]:
+        """The launch of `op`, and the input and output tensors it runs on."""
         # A kernel of IN_PLACE_KERNELS may update its first input in place (the verifier
         # allows exactly that); every other input must not overlap the output.
         in_place = op.kernel.data in IN_PLACE_KERNELS and op.inputs and op.inputs[0] is op.output
@@ -676,7 +686,34 @@ class _Loader:
                 [op_diagnostic(op, f'the runtime has no kernel for "{kernel_name}"')]
             ) from None
         failure = op_diagnostic(op, f'kernel "{kernel_name}" failed')
-        self.launches.append(_kernel_launch(kernel, inputs, output, failure))
+        return _kernel_launch(kernel, inputs, output, failure), inputs, output
+
+    def _load_launch_group(self, op: LaunchGroupOp) -> None:
+        """The members one by one on the CPU (the ungrouped program exactly); on CUDA one
+        grouped Triton launch (`lumir.runtime.launch_group`)."""
+        members = op.members()
+        for index, member in enumerate(members):  # what the verifier says, views resolved
+            others = [m for m in members if m is not member]
+            touched = [v for other in others for v in other.inputs]
+            _refuse_overlap(op, member.output, touched + [o.output for o in others[index:]])
+        bound = [self._bind_launch(member) for member in members]
+        if self.device.type != "cuda":
+            self.launches.append(_in_order([launch for launch, _, _ in bound]))
+            return
+        from lumir.runtime.launch_group import LaunchGroupError, Member, grouped_launch
+
+        dim = members[0].kernel_params().get("dim")
+        try:
+            launch = grouped_launch(
+                op.kernel(),
+                [Member(out, tuple(ins)) for _, ins, out in bound],
+                dim.value.data if isinstance(dim, IntegerAttr) else 0,
+            )
+        except (LaunchGroupError, ImportError) as error:
+            raise LumirDiagnosticError(
+                [op_diagnostic(op, f"cannot build the grouped launch: {error}")]
+            ) from None
+        self.launches.append(launch)
 
     def _load_fused(self, op: FusedLaunchOp) -> None:
         for output in op.outputs:
@@ -715,6 +752,17 @@ def _fused_reference_launch(
             raise LumirDiagnosticError([replace(failure, message=message)]) from error
         for output, result in zip(outputs, results, strict=True):
             output.copy_(result)
+
+    return launch
+
+
+def _in_order(launches: Sequence[Launch]) -> Launch:
+    """One step that runs `launches` one after the other (a group on the CPU)."""
+    steps = tuple(launches)
+
+    def launch() -> None:
+        for step in steps:
+            step()
 
     return launch
 

@@ -16,7 +16,13 @@ from dataclasses import dataclass
 import torch
 from xdsl.ir import Operation, SSAValue
 
-from lumir.dialects.cublaslt_rt import FusedLaunchOp, LaunchOp, MatmulGroupOp, MatmulOp
+from lumir.dialects.cublaslt_rt import (
+    FusedLaunchOp,
+    LaunchGroupOp,
+    LaunchOp,
+    MatmulGroupOp,
+    MatmulOp,
+)
 from lumir.runtime.buffers import shaped_type_parts, typed_view
 from lumir.runtime.interpreter import find_function
 from lumir.runtime.program import load_with_buffers
@@ -40,6 +46,8 @@ def _label(op: Operation) -> str:
         return f"fused ({len(op.body.block.ops)} ops)"
     if isinstance(op, MatmulGroupOp):
         return f"matmul_group {', '.join(str(member.plan) for member in op.members())}"
+    if isinstance(op, LaunchGroupOp):
+        return f"launch_group {op.kernel()} x{len(op.members())}"
     return f"matmul {op.plan}"
 
 
@@ -50,6 +58,8 @@ def _written(op: Operation) -> list[SSAValue]:
         return [member.d for member in op.members()]
     if isinstance(op, LaunchOp):
         return [op.output]
+    if isinstance(op, LaunchGroupOp):
+        return [member.output for member in op.members()]
     return list(op.outputs)
 
 
@@ -84,7 +94,7 @@ def launch_differences(
     for given, argument in zip(inputs, func.body.block.args, strict=True):
         _typed(cpu_buffers, argument).copy_(given)
         _typed(gpu_buffers, argument).copy_(given)
-    launched = (MatmulOp, MatmulGroupOp, LaunchOp, FusedLaunchOp)
+    launched = (MatmulOp, MatmulGroupOp, LaunchOp, LaunchGroupOp, FusedLaunchOp)
     ops = [op for op in func.body.block.ops if isinstance(op, launched)]
     report = []
     for index, (op, on_cpu, on_gpu) in enumerate(zip(ops, cpu.launches, gpu.launches, strict=True)):

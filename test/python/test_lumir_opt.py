@@ -24,6 +24,7 @@ ALL_PASSES = [
     "lower-to-cublaslt-rt",
     "group-gemv",
     "share-buffers",
+    "group-launches",
     "lumir-pipeline",
 ]
 

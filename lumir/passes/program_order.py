@@ -1,0 +1,179 @@
+"""What the grouping passes need to move a runtime op up to an earlier one, safely.
+
+`group-gemv` and `group-launches` both make one launch out of ops that stand apart in a
+function: the later members move up to the first (the anchor). A move is safe when the
+member's operands exist at the anchor (or are load-time ops that can move there too)
+and no op it crosses writes bytes it reads, or reads or writes bytes it writes, with
+views resolved to the bytes they alias. Both passes ask these questions here, so they
+cannot disagree about what an op touches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+
+from lumir.dialects.cublaslt_rt import (
+    AllocOp,
+    ConstantOp,
+    FusedLaunchOp,
+    LaunchGroupOp,
+    LaunchOp,
+    MatmulGroupOp,
+    MatmulOp,
+    ViewOp,
+    byte_range,
+)
+
+LOAD_TIME_OPS = (AllocOp, ConstantOp, ViewOp)
+"""Ops that do all their work when a program is loaded (a buffer, a literal, an alias):
+where they stand among the launches changes nothing at run time."""
+
+
+@dataclass(frozen=True)
+class Access:
+    """The buffers an op reads and writes when it runs; `everything` for an op the passes
+    do not know, which no member may move across."""
+
+    reads: tuple[SSAValue, ...] = ()
+    writes: tuple[SSAValue, ...] = ()
+    everything: bool = False
+
+
+def access(op: Operation) -> Access:
+    """What `op` reads and writes at run time (nothing, for a load-time op)."""
+    if isinstance(op, LOAD_TIME_OPS):
+        return Access()
+    if isinstance(op, MatmulOp):
+        return Access(tuple(v for _, v in op.read_operands()), (op.d,))
+    if isinstance(op, MatmulGroupOp):
+        members = op.members()
+        reads = tuple(v for member in members for _, v in member.read_operands())
+        return Access(reads, tuple(member.d for member in members))
+    if isinstance(op, LaunchOp):
+        return Access(tuple(op.inputs), (op.output,))
+    if isinstance(op, LaunchGroupOp):
+        members = op.members()
+        reads = tuple(v for member in members for v in member.inputs)
+        return Access(reads, tuple(member.output for member in members))
+    if isinstance(op, FusedLaunchOp):
+        return Access(tuple(op.inputs), tuple(op.outputs))
+    return Access(everything=True)
+
+
+Range = tuple[SSAValue, int, int]
+"""A buffer value's bytes: (root buffer, first byte, end byte), as `byte_range` gives."""
+
+
+def _intersect(first: Range, second: Range) -> bool:
+    return first[0] is second[0] and first[1] < second[2] and second[1] < first[2]
+
+
+class ProgramOrder:
+    """One function's block while ops move in it: positions, kept up to date, and each
+    op's `access` and each value's byte range, computed once (moving an op changes
+    neither; a group made of members is a new op, looked at afresh)."""
+
+    def __init__(self, block: Block) -> None:
+        self.block = block
+        self.ops: list[Operation] = []
+        self.position: dict[Operation, int] = {}
+        self._effects: dict[Operation, Access] = {}
+        self._ranges: dict[SSAValue, Range] = {}
+        self._touched: dict[Operation, tuple[list[Range], list[Range]]] = {}
+        self.renumber()
+
+    def access(self, op: Operation) -> Access:
+        """`access(op)`, remembered."""
+        found = self._effects.get(op)
+        if found is None:
+            found = self._effects[op] = access(op)
+        return found
+
+    def overlaps(self, first: SSAValue, second: SSAValue) -> bool:
+        """`overlap(first, second)`, with each value's byte range remembered."""
+        return _intersect(self._range(first), self._range(second))
+
+    def _range(self, value: SSAValue) -> Range:
+        found = self._ranges.get(value)
+        if found is None:
+            found = self._ranges[value] = byte_range(value)
+        return found
+
+    def can_move_above(
+        self, reads: Sequence[SSAValue], writes: Sequence[SSAValue], crossed: Sequence[Operation]
+    ) -> bool:
+        """Whether an op reading `reads` and writing `writes` may run before every op of
+        `crossed` instead of after them: none of them writes what it reads, or reads or
+        writes what it writes (an op of unknown effects touches everything)."""
+        read_ranges = [self._range(v) for v in reads]
+        write_ranges = [self._range(v) for v in writes]
+        for other in crossed:
+            found = self._touched.get(other)
+            if found is None:
+                effects = self.access(other)
+                if effects.everything:
+                    return False
+                theirs_written = [self._range(v) for v in effects.writes]
+                theirs = [self._range(v) for v in effects.reads] + theirs_written
+                found = self._touched[other] = (theirs, theirs_written)
+            theirs, theirs_written = found
+            if any(_intersect(a, b) for a in theirs for b in write_ranges):
+                return False
+            if any(_intersect(a, b) for a in theirs_written for b in read_ranges):
+                return False
+        return True
+
+    def renumber(self) -> None:
+        self.ops = list(self.block.ops)
+        self.position = {op: index for index, op in enumerate(self.ops)}
+
+    def before(self, value: SSAValue, anchor: Operation) -> bool:
+        """Whether `value` is defined above `anchor` (a block argument always is)."""
+        if isinstance(value, BlockArgument):
+            return value.block is self.block
+        owner = value.owner
+        return owner in self.position and self.position[owner] < self.position[anchor]
+
+    def definitions_to_move(self, op: Operation, anchor: Operation) -> list[Operation] | None:
+        """The load-time ops that define `op`'s operands below `anchor` and must move
+        above it with `op`, in program order; None when an operand is computed there."""
+        found: list[Operation] = []
+        pending = list(op.operands)
+        while pending:
+            value = pending.pop()
+            if self.before(value, anchor):
+                continue
+            owner = value.owner
+            if not isinstance(owner, LOAD_TIME_OPS) or owner not in self.position:
+                return None
+            if owner not in found:
+                found.append(owner)
+                pending.extend(owner.operands)
+        return sorted(found, key=self.position.__getitem__)
+
+    def crossed(self, start: Operation, stop: Operation) -> list[Operation]:
+        """The ops strictly between `start` and `stop`, in program order."""
+        return self.ops[self.position[start] + 1 : self.position[stop]]
+
+    def move_after(self, op: Operation, last: Operation, anchor: Operation) -> None:
+        """Move `op` to just after `last`, with the load-time definitions it needs (which
+        `definitions_to_move` found) placed above `anchor`."""
+        moved = self.definitions_to_move(op, anchor)
+        assert moved is not None, "moved only once definitions_to_move allowed it"
+        for definition in moved:
+            definition.detach()
+            self.block.insert_op_before(definition, anchor)
+        op.detach()
+        self.block.insert_op_after(op, last)
+        self.renumber()
+
+
+__all__ = [
+    "LOAD_TIME_OPS",
+    "Access",
+    "ProgramOrder",
+    "access",
+]
