@@ -6,7 +6,8 @@ Dynamo hands the backend a graph of torch calls; aot_autograd (with lumir's
 decompositions) turns it into core ATen and calls `compile_aten_graph`, which
 
 1. asks the importer's support predicate about every node and lets torch's
-   `CapabilityBasedPartitioner` group the supported ones into partitions;
+   `CapabilityBasedPartitioner` group the supported ones into partitions (or, when
+   every node is supported, takes them all as one: lumir.backend.partitions);
 2. compiles each partition (`CompiledPartition`: import, prepare, fuse, lower) and puts
    it in place of its submodule; a partition that fails to compile stays eager;
 3. warns once per graph, naming the ops that run in eager and why a partition fell back,
@@ -30,9 +31,11 @@ from torch._dynamo.backends.common import aot_autograd
 from torch._functorch.aot_autograd import make_boxed_func
 from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 from torch.fx.passes.operator_support import OperatorSupportBase
+from torch.fx.passes.utils.fuser_utils import fuse_by_partitions
 
 from lumir.backend.options import BackendOptions, parse_options
 from lumir.backend.partition import CompiledPartition
+from lumir.backend.partitions import propose_partitions
 from lumir.backend.report import report_line
 from lumir.backend.stats import GraphStats, PartitionStats, new_graph
 from lumir.frontend import lumir_decompositions, target_name, unsupported_reason
@@ -100,12 +103,14 @@ def compile_aten_graph(
         for node in gm.graph.nodes
         if node.op == "call_function" and unsupported_reason(node) is not None
     ]
-    partitioner = CapabilityBasedPartitioner(gm, _LumirSupport(), allows_single_node_partition=True)
-    partitions = partitioner.propose_partitions()
+    partitions = propose_partitions(
+        gm,
+        lambda: CapabilityBasedPartitioner(gm, _LumirSupport(), allows_single_node_partition=True),
+    )
     if not partitions:
         result = gm
     else:
-        result = partitioner.fuse_partitions(partitions)
+        result = fuse_by_partitions(gm, [p.nodes for p in partitions], prefix="fused_")
         _compile_partitions(
             result,
             _static_indices(len(example_inputs)),

@@ -29,7 +29,12 @@ from xdsl.dialects.builtin import ModuleOp
 from lumir.backend.calls import STALE, CallPlan, bindings_of, size_key_function
 from lumir.backend.in_place import update_in_place
 from lumir.backend.options import BackendOptions
-from lumir.backend.report import count_fusions, count_gemv_groups, count_gemv_plans
+from lumir.backend.report import (
+    count_fusions,
+    count_gemv_groups,
+    count_gemv_plans,
+    count_matmuls,
+)
 from lumir.backend.retype import FusedTemplate, RetypeError, structure
 from lumir.backend.stages import Dumper, fuse, lower, prepare
 from lumir.backend.stats import PartitionStats
@@ -59,6 +64,7 @@ class _Specialisation:
     """One concrete shape: the lowered module, its interface, and the loaded program."""
 
     imported: ImportedGraph
+    """The interface (arguments, outputs); its module was compiled in place."""
     lowered: ModuleOp
     bindings: Bindings
     program: Program | None = None
@@ -107,18 +113,21 @@ class CompiledPartition(torch.nn.Module):
         label = self.stats.label + "".join(f".{k}={v}" for k, v in symbol_names(bindings))
         dump = Dumper(self.options.dump_ir, label)
         imported = import_graph(self.graph_module, bindings)
-        prepared = prepare(imported.module.clone(), dump)
+        matmuls = count_matmuls(imported.module) if first else 0
+        # Each stage modifies the module it is given: nothing reads the imported or the
+        # prepared module again (`imported` keeps the interface), so none is copied.
+        prepared = prepare(imported.module, dump)
         fused = self._from_template(prepared)
         if fused is None:
             shape = structure(prepared)
-            fused = fuse(prepared.clone(), self.options, dump)
+            fused = fuse(prepared, self.options, dump)
             self.stats.fuse_runs += 1
             if len(self.templates) < MAX_TEMPLATES:
                 self.templates.append(FusedTemplate(shape, fused.clone()))
         else:
             dump("retyped", fused)
         if first:
-            self.stats.fused = count_fusions(imported.module, fused)
+            self.stats.fused = count_fusions(matmuls, fused)
         lowered = lower(fused, dump, self.options)
         if first:
             self.stats.fused["gemv_calls"] = count_gemv_plans(lowered)

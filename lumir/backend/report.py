@@ -22,10 +22,16 @@ REPORT_FIELDS = (
 )
 
 
-def count_fusions(imported: ModuleOp, fused: ModuleOp) -> Counter[str]:
-    """Products imported, and the calls fusion produced with what each absorbed."""
+def count_matmuls(imported: ModuleOp) -> int:
+    """The products of an imported module (`hl.matmul` ops)."""
+    return sum(isinstance(op, hl.MatmulOp) for op in imported.walk())
+
+
+def count_fusions(matmuls: int, fused: ModuleOp) -> Counter[str]:
+    """Products imported (`matmuls`, from `count_matmuls`, taken before the imported
+    module is compiled in place), and the calls fusion produced with what each absorbed."""
     counts: Counter[str] = Counter({name: 0 for name in REPORT_FIELDS})
-    counts["matmuls"] = sum(isinstance(op, hl.MatmulOp) for op in imported.walk())
+    counts["matmuls"] = matmuls
     for op in fused.walk():
         if not isinstance(op, cublaslt.MatmulOp):
             continue
@@ -76,5 +82,6 @@ __all__ = [
     "count_fusions",
     "count_gemv_groups",
     "count_gemv_plans",
+    "count_matmuls",
     "report_line",
 ]

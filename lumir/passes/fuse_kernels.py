@@ -117,7 +117,14 @@ def _legal(ops: list[Operation], joining: Operation, position: dict[Operation, i
                     continue
                 if user not in position or position[user] < limit:
                     return False
-    return row_program_problem(ops, _inputs(ops), _outputs(ops)) is None
+    return _row_problem(ops) is None
+
+
+def _row_problem(ops: list[Operation]) -> str | None:
+    """Why `ops` is no row program (None: it is one). Analysing a group is most of
+    this pass's time, so `_groups` asks once per group it forms, not again after
+    `_legal` has."""
+    return row_program_problem(ops, _inputs(ops), _outputs(ops))
 
 
 def _groups(block: Block) -> list[list[Operation]]:
@@ -129,6 +136,7 @@ def _groups(block: Block) -> list[list[Operation]]:
         if not fusable(op):
             continue
         merged = _Group([op])
+        checked = False  # `merged.ops` is a trial `_legal` found a row program
         producers: list[_Group] = []
         for operand in op.operands:
             group = group_of.get(operand.owner)  # type: ignore[arg-type]
@@ -139,7 +147,8 @@ def _groups(block: Block) -> list[list[Operation]]:
             if _legal(trial, op, position):
                 merged.ops = trial
                 group.ops = []
-        if row_program_problem(merged.ops, _inputs(merged.ops), _outputs(merged.ops)) is not None:
+                checked = True
+        if not checked and _row_problem(merged.ops) is not None:
             continue
         groups.append(merged)
         for member in merged.ops:

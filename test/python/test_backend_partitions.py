@@ -1,0 +1,63 @@
+"""lumir.backend.partitions answers exactly what torch's partitioner would."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch.fx.experimental.proxy_tensor import make_fx
+from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
+
+from lumir.backend.compiler import _LumirSupport
+from lumir.backend.partitions import propose_partitions
+from lumir.frontend import unsupported_reason
+
+
+def _chain(x, w):
+    return torch.relu(x @ w) * 2.0 + x
+
+
+def _disconnected(x, w):
+    return torch.sigmoid(x @ w), torch.tanh(x) + 1.0
+
+
+def _tuple_outputs(x, w):
+    first, second = torch.split(x @ w, 4, dim=-1)
+    return first * second
+
+
+def _with_atan(x, w):
+    return torch.atan(x @ w) @ w.t() + x[:, :8]
+
+
+def _no_compute(x, w):
+    return x
+
+
+def _torch_answer(gm):
+    partitioner = CapabilityBasedPartitioner(gm, _LumirSupport(), allows_single_node_partition=True)
+    return [list(p.nodes.items()) for p in partitioner.propose_partitions()]
+
+
+def _graph(function):
+    return make_fx(function, tracing_mode="fake")(torch.randn(4, 8), torch.randn(8, 8))
+
+
+@pytest.mark.parametrize(
+    "function", [_chain, _disconnected, _tuple_outputs, _with_atan, _no_compute]
+)
+def test_partitions_are_the_partitioners(function):
+    """Fully supported graphs (chain, disconnected, nothing to compute) take the direct
+    answer; the others (split's getitems, atan) go to the partitioner."""
+    gm = _graph(function)
+    made = []
+
+    def partitioner():
+        made.append(True)
+        return CapabilityBasedPartitioner(gm, _LumirSupport(), allows_single_node_partition=True)
+
+    got = [list(p.nodes.items()) for p in propose_partitions(gm, partitioner)]
+    assert got == _torch_answer(gm)  # the same nodes, in the same order, with the same orders
+    supported = all(
+        unsupported_reason(n) is None for n in gm.graph.nodes if n.op == "call_function"
+    )
+    assert bool(made) == (not supported)  # the quadratic partitioner only where needed
