@@ -12,9 +12,12 @@ The pass walks each function in program order. Each launch that a group can hold
 (`cublaslt_rt.launch_member_problem`) and that is not grouped yet anchors a group, and
 every later such launch joins it (at most `LAUNCH_GROUP_MAX`) when the group still
 verifies (`launch_group_problems`: one kernel and params, one index for
-`hl.index_copy`, no member touching bytes another writes) and it can move up to the
-anchor without crossing an op that writes what it reads or reads or writes what it
-writes (views resolved to their bytes; `lumir.passes.program_order`). The group stands
+`hl.index_copy`, no member touching bytes another writes) and either it can move up to
+the members without crossing an op that writes what it reads or reads or writes what
+it writes, or the members can move down to it under the same rule (views resolved to
+their bytes; `lumir.passes.program_order`). The second way matters when the later
+launch reads what an op in between computes: on CUDA a layer's value-cache write
+stands before the key's rotary, whose result the key-cache write reads. The group stands
 where its last member stood once the members are together. Nothing is decided by set
 or dict order or object ids, so a module always groups the same way. Existing groups
 are left alone, so a second run changes nothing.
@@ -52,6 +55,15 @@ def _groupable(op: Operation) -> bool:
     return isinstance(op, LaunchOp) and launch_member_problem(op) is None
 
 
+def _can_sink(state: ProgramOrder, members: list[LaunchOp], crossed: list[Operation]) -> bool:
+    """Whether the members so far may move down past `crossed` to the next member
+    instead: when that member reads what an op in between computes (a key cache write
+    after the rotary that makes its source, the value's write standing before that
+    rotary), it cannot move up, but the earlier members can often move down."""
+    reads = [value for member in members for value in member.inputs]
+    return state.can_move_above(reads, [member.output for member in members], crossed)
+
+
 def group_function(func: FuncOp) -> int:
     """Group `func`'s launches in place (see the module doc); returns the groups made."""
     if not func.body.blocks:
@@ -73,12 +85,15 @@ def group_function(func: FuncOp) -> int:
                 continue
             if launch_group_problems([*members, later], state.overlaps):
                 continue
-            if state.definitions_to_move(later, anchor) is None:
-                continue
             crossed = state.crossed(members[-1], later)
-            if not state.can_move_above(list(later.inputs), [later.output], crossed):
+            if state.definitions_to_move(later, anchor) is not None and state.can_move_above(
+                list(later.inputs), [later.output], crossed
+            ):
+                state.move_after(later, members[-1], anchor)
+            elif _can_sink(state, members, crossed):
+                state.sink_before(members, later)
+            else:
                 continue
-            state.move_after(later, members[-1], anchor)
             members.append(later)
         if len(members) > 1:
             after = members[-1].next_op  # the members stand together, the return after them

@@ -170,6 +170,14 @@ class ProgramOrder:
         self.block.insert_op_after(op, last)
         self.renumber()
 
+    def sink_before(self, ops: Sequence[Operation], stop: Operation) -> None:
+        """Move `ops` (standing together, in order) down to just before `stop`; the caller
+        has checked with `can_move_above` that they may cross what stands between."""
+        for op in ops:
+            op.detach()
+            self.block.insert_op_before(op, stop)
+        self.renumber()
+
 
 __all__ = [
     "LOAD_TIME_OPS",

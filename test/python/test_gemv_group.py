@@ -168,7 +168,7 @@ def test_decode_groups_on_cuda_equal_ungrouped_gemv_launches_bit_for_bit() -> No
     pytest.importorskip("triton")
     grouped, plain = _lowered(DECODE), _lowered(DECODE, group_gemv=False)
     on, off = load(grouped, device="cuda"), load(plain, device="cuda")
-    assert [type(p) for p in on.plans] == [GemvPlan, GroupedGemvPlan, GroupedGemvPlan]
+    assert [type(p) for p in on.plans] == [GroupedGemvPlan, GroupedGemvPlan]  # q+k+v, g+u
     assert [type(p) for p in off.plans] == [GemvPlan] * 5
     cpu = load(plain)
     atol, rtol = tolerance(DataType.BF16)
