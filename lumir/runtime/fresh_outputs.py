@@ -13,7 +13,16 @@ such results (`find_fresh_outputs`), the loader allocates no buffer for them, an
 runs their matmuls after the rest of the program (the CUDA graph's replay) with D bound
 to a fresh `torch.empty` (`lumir.runtime.program`).
 
+A fresh output saves a device copy of its bytes and a buffer of its size, but its
+matmul then runs outside the CUDA graph: one more library call from the host per call
+(~20 µs through nvmath's bindings, measured as the residual-chain module's call going
+from 0.090 to 0.110 ms on the H200 when its last 2048-wide Linear ran that way). So only
+results of at least `MIN_BYTES` take the fresh path, where the copy and the memory are
+what cost.
+
 A result qualifies when (anything else keeps the buffer and the copy):
+
+- it holds at least `MIN_BYTES` bytes;
 
 - its root buffer is a `cublaslt_rt.alloc` (not an argument, a constant or an arena of
   shared intermediates: the `share-buffers` plan never places a result, and a result
@@ -49,6 +58,10 @@ from lumir.dialects.cublaslt_rt import (
     overlap,
 )
 from lumir.operand_layout import matrix_layout
+
+MIN_BYTES = 16 << 20
+"""The smallest result computed into a fresh tensor (module docstring): below it, the
+host-side call costs more than the copy it saves, and the memory is not worth it."""
 
 _LAUNCHES = (MatmulOp, MatmulGroupOp, LaunchOp, FusedLaunchOp)
 """The ops that run something (each one launch of the run phase, in block order)."""
@@ -91,7 +104,12 @@ def _qualifying(matmul: MatmulOp, ret: ReturnOp) -> FreshOutput | None:
     if not isinstance(root, OpResult) or not isinstance(root.op, AllocOp):
         return None
     size = buffer_bytes(root.op.memref.type)
-    if size == 0 or (start, end) != (0, size) or not _writes_densely(matmul, size):
+    if (
+        size == 0
+        or size < MIN_BYTES
+        or (start, end) != (0, size)
+        or not _writes_densely(matmul, size)
+    ):
         return None
     if any(overlap(matmul.d, value) for _, value in matmul.read_operands()):
         return None
@@ -130,4 +148,4 @@ def _aliases(root: SSAValue) -> list[SSAValue]:
     return found
 
 
-__all__ = ["FreshOutput", "find_fresh_outputs"]
+__all__ = ["MIN_BYTES", "FreshOutput", "find_fresh_outputs"]

@@ -21,7 +21,7 @@ from xdsl.dialects.func import FuncOp
 from lumir.backend import partition as partition_module
 from lumir.backend import stats
 from lumir.parsing import parse_module_text
-from lumir.runtime import load
+from lumir.runtime import fresh_outputs, load
 from lumir.runtime.cuda_cublaslt import cublaslt_available
 from lumir.runtime.fresh_outputs import find_fresh_outputs
 from lumir.runtime.program import TailLaunch
@@ -159,6 +159,26 @@ func.func @heads(%h: tensor<6x32xf32>, %w1: tensor<48x32xf32>, %w2: tensor<40x32
   %b = hl.linear %h, %w2 : tensor<6x32xf32>, tensor<40x32xf32> -> tensor<6x40xf32>
   func.return %a, %b : tensor<6x48xf32>, tensor<6x40xf32>
 }"""
+
+
+DEFAULT_MIN_BYTES = fresh_outputs.MIN_BYTES
+
+
+@pytest.fixture(autouse=True)
+def _every_size_qualifies(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tests below use small programs: let results of any size qualify, except where
+    a test restores the size floor it is about."""
+    monkeypatch.setattr(fresh_outputs, "MIN_BYTES", 0)
+
+
+def test_a_result_below_the_size_floor_keeps_its_buffer_and_its_copy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(fresh_outputs, "MIN_BYTES", DEFAULT_MIN_BYTES)
+    assert _fresh(compile_text(HEAD, fuse_kernels=True)) == []  # the copy costs less
+    assert _fresh(compile_text(LM_HEAD, fuse_kernels=True)) == [0]  # 65.5 MB of logits
+    program = load(compile_text(HEAD, fuse_kernels=True))
+    assert not program.tail and not program.fresh_outputs
 
 
 def _function(text: str) -> FuncOp:
