@@ -14,11 +14,10 @@ runs their matmuls after the rest of the program (the CUDA graph's replay) with 
 to a fresh `torch.empty` (`lumir.runtime.program`).
 
 A fresh output saves a device copy of its bytes and a buffer of its size, but its
-matmul then runs outside the CUDA graph: one more library call from the host per call
-(~20 µs through nvmath's bindings, measured as the residual-chain module's call going
-from 0.090 to 0.110 ms on the H200 when its last 2048-wide Linear ran that way). So only
-results of at least `MIN_BYTES` take the fresh path, where the copy and the memory are
-what cost.
+matmul then runs outside the CUDA graph: one more library call from the host on every
+call (through nvmath's Python bindings), against a copy that for a small result is a
+fraction of a microsecond on the device. So only results of at least `MIN_BYTES` take
+the fresh path, where the copy and the memory are what cost.
 
 A result qualifies when (anything else keeps the buffer and the copy):
 
