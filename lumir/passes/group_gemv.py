@@ -39,9 +39,8 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
-from lumir.diagnostics import copy_location
 from lumir.dialects.cublaslt_rt import MatmulGroupOp, MatmulOp, matmul_group_problems
-from lumir.passes.program_order import ProgramOrder, access
+from lumir.passes.program_order import ProgramOrder, access, group_greedily
 from lumir.plan_algorithms import GEMV_GROUP_MAX
 
 
@@ -52,44 +51,20 @@ def _runs_gemv(op: Operation) -> bool:
     return plan is not None and plan.algorithm.data == "gemv"
 
 
+def _joins(state: ProgramOrder, members: list[Operation], later: Operation) -> bool:
+    assert isinstance(later, MatmulOp) and isinstance(members[0], MatmulOp)
+    return later.b is members[0].b and not matmul_group_problems([*members, later])  # type: ignore[list-item]
+
+
+def _make_group(members: list[Operation]) -> Operation:
+    return MatmulGroupOp(members)  # type: ignore[arg-type]
+
+
 def group_function(func: FuncOp) -> int:
     """Group `func`'s GEMV matmuls in place (see the module doc); returns the groups made."""
     if not func.body.blocks:
         return 0
-    state = ProgramOrder(func.body.block)
-    candidates = [op for op in func.body.block.ops if _runs_gemv(op)]
-    taken: set[Operation] = set()  # membership only, never iterated
-    made = 0
-    for index, anchor in enumerate(candidates):
-        if anchor in taken:
-            continue
-        assert isinstance(anchor, MatmulOp)
-        members = [anchor]
-        for later in candidates[index + 1 :]:
-            if len(members) == GEMV_GROUP_MAX:
-                break
-            assert isinstance(later, MatmulOp)
-            if later in taken or later.b is not anchor.b:
-                continue
-            if matmul_group_problems([*members, later]):
-                continue
-            if state.definitions_to_move(later, anchor) is None:
-                continue
-            reads = [v for _, v in later.read_operands()]
-            if not state.can_move_above(reads, [later.d], state.crossed(members[-1], later)):
-                continue
-            state.move_after(later, members[-1], anchor)
-            members.append(later)
-        if len(members) > 1:
-            after = members[-1].next_op  # the members stand together, the return after them
-            assert after is not None
-            group = MatmulGroupOp(members)
-            copy_location(anchor, group)
-            state.block.insert_op_before(group, after)
-            state.renumber()
-            taken.update(members)
-            made += 1
-    return made
+    return group_greedily(func.body.block, _runs_gemv, GEMV_GROUP_MAX, _joins, _make_group)
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,6 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
-from lumir.diagnostics import copy_location
 from lumir.dialects.cublaslt_rt import (
     LAUNCH_GROUP_MAX,
     LaunchGroupOp,
@@ -48,63 +47,35 @@ from lumir.dialects.cublaslt_rt import (
     launch_group_problems,
     launch_member_problem,
 )
-from lumir.passes.program_order import ProgramOrder
+from lumir.passes.program_order import ProgramOrder, group_greedily
 
 
 def _groupable(op: Operation) -> bool:
     return isinstance(op, LaunchOp) and launch_member_problem(op) is None
 
 
-def _can_sink(state: ProgramOrder, members: list[LaunchOp], crossed: list[Operation]) -> bool:
-    """Whether the members so far may move down past `crossed` to the next member
-    instead: when that member reads what an op in between computes (a key cache write
-    after the rotary that makes its source, the value's write standing before that
-    rotary), it cannot move up, but the earlier members can often move down."""
-    reads = [value for member in members for value in member.inputs]
-    return state.can_move_above(reads, [member.output for member in members], crossed)
+def _joins(state: ProgramOrder, members: list[Operation], later: Operation) -> bool:
+    assert isinstance(later, LaunchOp) and isinstance(members[0], LaunchOp)
+    if later.kernel != members[0].kernel:
+        return False
+    return not launch_group_problems([*members, later], state.overlaps)  # type: ignore[list-item]
 
 
 def group_function(func: FuncOp) -> int:
-    """Group `func`'s launches in place (see the module doc); returns the groups made."""
+    """Group `func`'s launches in place (see the module doc); returns the groups made.
+
+    The members may also move down to a later launch: on CUDA a layer's value-cache
+    write stands before the key's rotary, whose result the key-cache write reads, so
+    the key write cannot move up, but the value write can move down."""
     if not func.body.blocks:
         return 0
-    state = ProgramOrder(func.body.block)
-    candidates = [op for op in func.body.block.ops if _groupable(op)]
-    taken: set[Operation] = set()  # membership only, never iterated
-    made = 0
-    for index, anchor in enumerate(candidates):
-        if anchor in taken:
-            continue
-        assert isinstance(anchor, LaunchOp)
-        members = [anchor]
-        for later in candidates[index + 1 :]:
-            if len(members) == LAUNCH_GROUP_MAX:
-                break
-            assert isinstance(later, LaunchOp)
-            if later in taken or later.kernel != anchor.kernel:
-                continue
-            if launch_group_problems([*members, later], state.overlaps):
-                continue
-            crossed = state.crossed(members[-1], later)
-            if state.definitions_to_move(later, anchor) is not None and state.can_move_above(
-                list(later.inputs), [later.output], crossed
-            ):
-                state.move_after(later, members[-1], anchor)
-            elif _can_sink(state, members, crossed):
-                state.sink_before(members, later)
-            else:
-                continue
-            members.append(later)
-        if len(members) > 1:
-            after = members[-1].next_op  # the members stand together, the return after them
-            assert after is not None
-            group = LaunchGroupOp(members)
-            copy_location(anchor, group)
-            state.block.insert_op_before(group, after)
-            state.renumber()
-            taken.update(members)
-            made += 1
-    return made
+    return group_greedily(
+        func.body.block, _groupable, LAUNCH_GROUP_MAX, _joins, _make_group, sink=True
+    )
+
+
+def _make_group(members: list[Operation]) -> Operation:
+    return LaunchGroupOp(members)  # type: ignore[arg-type]
 
 
 def has_groupable_launches(module: ModuleOp) -> bool:

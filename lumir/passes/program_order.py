@@ -10,11 +10,12 @@ cannot disagree about what an op touches.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
+from lumir.diagnostics import copy_location
 from lumir.dialects.cublaslt_rt import (
     AllocOp,
     ConstantOp,
@@ -179,9 +180,76 @@ class ProgramOrder:
         self.renumber()
 
 
+def group_greedily(
+    block: Block,
+    candidates: Callable[[Operation], bool],
+    limit: int,
+    joins: Callable[[ProgramOrder, list[Operation], Operation], bool],
+    make_group: Callable[[list[Operation]], Operation],
+    sink: bool = False,
+) -> int:
+    """Group ops of `block` the way both grouping passes do; returns the groups made.
+
+    In program order, each candidate not yet grouped anchors a group, and every later
+    candidate joins it (at most `limit` members) when `joins(state, members, later)` (the
+    block's `ProgramOrder`, to ask about bytes) and it can
+    stand with them: it moves up to the members when its operands exist there (or are
+    load-time ops that can move too) and it crosses no op that writes what it reads or
+    reads or writes what it writes; with `sink`, the members may instead move down to
+    it under the same rule. `make_group(members)` builds the group op, which takes the
+    place after the last member. Nothing depends on set or dict order or object ids.
+    """
+    state = ProgramOrder(block)
+    found = [op for op in block.ops if candidates(op)]
+    taken: set[Operation] = set()  # membership only, never iterated
+    made = 0
+    for index, anchor in enumerate(found):
+        if anchor in taken:
+            continue
+        members = [anchor]
+        for later in found[index + 1 :]:
+            if len(members) == limit:
+                break
+            if later in taken or not joins(state, members, later):
+                continue
+            crossed = state.crossed(members[-1], later)
+            effects = state.access(later)
+            if state.definitions_to_move(later, anchor) is not None and state.can_move_above(
+                effects.reads, effects.writes, crossed
+            ):
+                state.move_after(later, members[-1], anchor)
+            elif sink and _members_may_sink(state, members, crossed):
+                state.sink_before(members, later)
+            else:
+                continue
+            members.append(later)
+        if len(members) > 1:
+            after = members[-1].next_op  # the members stand together, the return after them
+            assert after is not None
+            group = make_group(members)
+            copy_location(anchor, group)
+            block.insert_op_before(group, after)
+            state.renumber()
+            taken.update(members)
+            made += 1
+    return made
+
+
+def _members_may_sink(
+    state: ProgramOrder, members: list[Operation], crossed: list[Operation]
+) -> bool:
+    """Whether the members so far may move down past `crossed` to the next member: when
+    that member reads what an op in between computes, it cannot move up, but the
+    earlier members can often move down."""
+    reads = [value for member in members for value in state.access(member).reads]
+    writes = [value for member in members for value in state.access(member).writes]
+    return state.can_move_above(reads, writes, crossed)
+
+
 __all__ = [
     "LOAD_TIME_OPS",
     "Access",
     "ProgramOrder",
     "access",
+    "group_greedily",
 ]

@@ -128,17 +128,9 @@ def test_grouped_kernels_write_torchs_bytes_under_the_interpreter() -> None:
 
 
 def _tiny_llama() -> transformers.LlamaForCausalLM:
-    torch.manual_seed(0)
-    config = transformers.LlamaConfig(
-        vocab_size=128,
-        hidden_size=64,
-        intermediate_size=128,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        max_position_embeddings=64,
-    )
-    return transformers.LlamaForCausalLM(config).eval().to(torch.bfloat16)
+    from test_backend_llama import tiny_llama  # the backend tests' model, in bf16
+
+    return tiny_llama(torch.bfloat16)[0]
 
 
 def _decode_steps(model, device: str, options: dict, steps: int = 3):
