@@ -15,7 +15,13 @@ graphs (as lumir replays them), per call:
 
 and prints each one's max difference from `repeat`.
 
-    PYTHONPATH=$PWD python3 -m bench.attention_sweep [--repeat 32]
+With `--backends` it times instead each of torch's fused attention kernels forced alone
+(`sdpa_kernel`) on the grouped heads, with the operands dense and as the transposed views
+a Llama layer hands over ([B, S, H, D] storage read as [B, H, S, D]), beside torch's own
+choice: whether a kernel is faster than the one torch picks, and whether reading the
+strided views gives the dense operands' bits (then no copy is needed before it).
+
+    PYTHONPATH=$PWD python3 -m bench.attention_sweep [--repeat 32] [--backends]
 """
 
 from __future__ import annotations
@@ -25,11 +31,12 @@ import functools
 
 import torch
 import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
 
 from bench.timing import graph_time_us
 
 HEADS, KV_HEADS, DIM = 32, 8, 64
-CASES = [(1, 1), (1, 512), (1, 1024), (6, 6), (128, 128)]
+CASES = [(1, 1), (1, 512), (1, 1024), (6, 6), (128, 128), (1024, 1024)]
 """(query rows S, key rows): seq 1 forward, decode over 512 / 1024 cache slots, seq 6, 128."""
 
 
@@ -71,18 +78,74 @@ def _mask(s: int, length: int, device) -> torch.Tensor:
     return (cols <= rows)[None, None]
 
 
+BACKENDS = {
+    "flash": SDPBackend.FLASH_ATTENTION,
+    "cudnn": SDPBackend.CUDNN_ATTENTION,
+    "efficient": SDPBackend.EFFICIENT_ATTENTION,
+}
+
+
+def _operands(s: int, length: int, device: torch.device) -> tuple[torch.Tensor, ...]:
+    """Random bf16 q [1, HEADS, s, DIM] and k, v [1, KV_HEADS, length, DIM]."""
+    q = torch.randn(1, HEADS, s, DIM, device=device, dtype=torch.bfloat16)
+    k = torch.randn(1, KV_HEADS, length, DIM, device=device, dtype=torch.bfloat16)
+    v = torch.randn(1, KV_HEADS, length, DIM, device=device, dtype=torch.bfloat16)
+    return q, k, v
+
+
+def _strided(t: torch.Tensor) -> torch.Tensor:
+    """The same values as `t` [B, H, S, D], stored as [B, S, H, D] (a transposed view)."""
+    return t.transpose(1, 2).contiguous().transpose(1, 2)
+
+
+def backend_sweep(repeat: int, device: torch.device) -> None:
+    print("| S | L | causal | kernel | operands | µs per call | bits vs torch's choice |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for s, length in CASES:
+        q, k, v = _operands(s, length, device)
+        causal = s == length and s > 1
+        chosen = torch._fused_sdp_choice(q, k, v, is_causal=causal, enable_gqa=True)
+        reference = F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=True)
+        us = graph_time_us(
+            functools.partial(
+                F.scaled_dot_product_attention, q, k, v, is_causal=causal, enable_gqa=True
+            ),
+            repeat,
+        )
+        print(f"| {s} | {length} | {causal} | torch's ({int(chosen)}) | dense | {us:.2f} | |")
+        for name, backend in BACKENDS.items():
+            layouts = (("dense", (q, k, v)), ("strided", tuple(map(_strided, (q, k, v)))))
+            for layout, operands in layouts:
+
+                def call(operands=operands, backend=backend, causal=causal):
+                    with sdpa_kernel([backend]):
+                        return F.scaled_dot_product_attention(
+                            *operands, is_causal=causal, enable_gqa=True
+                        )
+
+                try:
+                    same = torch.equal(call(), reference)
+                    us = graph_time_us(call, repeat)
+                    print(f"| {s} | {length} | {causal} | {name} | {layout} | {us:.2f} | {same} |")
+                except RuntimeError as error:
+                    first = str(error).splitlines()[0][:60]
+                    print(f"| {s} | {length} | {causal} | {name} | {layout} | failed: {first} | |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python3 -m bench.attention_sweep")
     parser.add_argument("--repeat", type=int, default=32)
+    parser.add_argument("--backends", action="store_true", help="time each fused kernel alone")
     args = parser.parse_args()
     device = torch.device("cuda")
     torch.manual_seed(0)
+    if args.backends:
+        backend_sweep(args.repeat, device)
+        return
     print("| S | L | mask | variant | µs per call | max abs diff vs repeat |")
     print("| --- | --- | --- | --- | --- | --- |")
     for s, length in CASES:
-        q = torch.randn(1, HEADS, s, DIM, device=device, dtype=torch.bfloat16)
-        k = torch.randn(1, KV_HEADS, length, DIM, device=device, dtype=torch.bfloat16)
-        v = torch.randn(1, KV_HEADS, length, DIM, device=device, dtype=torch.bfloat16)
+        q, k, v = _operands(s, length, device)
         for masked in (True, False):
             if not masked and s != length and s != 1:
                 continue

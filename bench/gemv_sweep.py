@@ -144,11 +144,14 @@ def wide(csv_path: str, repeat: int, top: int) -> None:
         print(_layer_row(str(config), (config, down), repeat), flush=True)
 
 
-def _layer_row(name: str, configs, repeat: int) -> str:
+def _layer_row(name: str, configs, repeat: int, pdl=None) -> str:
     """One decode layer's GEMV launches: with `configs` = (k = 2048 config, down's
     config), q+k+v share one launch; with None, lumir's gemv_config and its groups
-    (q alone, k+v, gate+up)."""
+    (q+k+v, o, gate+up, down), launched with `pdl` (a `PdlMode`) when given."""
     from lumir.runtime.gemv import GemvOperands, gemv_launch, grouped_gemv_launch
+    from lumir.runtime.pdl import NO_PDL
+
+    pdl = pdl or NO_PDL
 
     x, h = (torch.randn(n, device="cuda", dtype=torch.bfloat16) for n in (2048, 8192))
     rows = {"q": 2048, "k": 512, "v": 512, "o": 2048, "gate": 8192, "up": 8192}
@@ -173,13 +176,12 @@ def _layer_row(name: str, configs, repeat: int) -> str:
     for w in weights:
         if configs is None:
             launches = [
-                grouped_gemv_launch(calls(w, ["q"])),
-                grouped_gemv_launch(calls(w, ["k", "v"])),
-                grouped_gemv_launch(calls(w, ["o"])),
-                grouped_gemv_launch(calls(w, ["gate", "up"])),
-                gemv_launch(w["down"], h, outs["down"]),
+                grouped_gemv_launch(calls(w, ["q", "k", "v"]), pdl=pdl),
+                grouped_gemv_launch(calls(w, ["o"]), pdl=pdl),
+                grouped_gemv_launch(calls(w, ["gate", "up"]), pdl=pdl),
+                gemv_launch(w["down"], h, outs["down"], pdl=pdl),
             ]
-            parts = [[0, 1], [2], [3], [4]]
+            parts = [[0], [1], [2], [3]]
         else:
             (bm, bk, warps, stages), (dm, dk, dwarps, dstages) = configs
             shape = {"block_m": bm, "block_k": bk, "num_warps": warps, "num_stages": stages}
@@ -209,6 +211,19 @@ def _layer_row(name: str, configs, repeat: int) -> str:
     return f"| {name} | {cells} | {total:.2f} |"
 
 
+def pdl_rows(repeat: int) -> None:
+    """A decode layer's GEMV launches as lumir runs them, without and with programmatic
+    dependent launch (`lumir.runtime.pdl`), the weight prefetched before the wait or not."""
+    from lumir.runtime.pdl import PdlMode
+
+    print("| launches | q+k+v µs | o µs | gate+up µs | down µs | layer µs |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    print(_layer_row("no PDL", None, repeat), flush=True)
+    print(_layer_row("PDL", None, repeat, PdlMode(dependent=True)), flush=True)
+    modes = PdlMode(dependent=True, prefetch_weight=True)
+    print(_layer_row("PDL, weight prefetched", None, repeat, modes), flush=True)
+
+
 def _default(m: int, k: int) -> tuple[int, int, int]:
     from lumir.runtime.gemv import gemv_config
 
@@ -220,8 +235,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=50)
     parser.add_argument("--wide", metavar="CSV", help="the wide sweep, timings to this CSV")
     parser.add_argument("--top", type=int, default=8, help="--wide: layer rows to time")
+    parser.add_argument("--pdl", action="store_true", help="layer rows with and without PDL")
     args = parser.parse_args()
     torch.manual_seed(0)
+    if args.pdl:
+        pdl_rows(args.repeat)
+        return
     if args.wide:
         wide(args.wide, args.repeat, args.top)
         return

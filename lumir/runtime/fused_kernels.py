@@ -22,6 +22,7 @@ from pathlib import Path
 import torch
 from xdsl.ir import Block
 
+from lumir.runtime.pdl import NO_PDL, PdlMode
 from lumir.runtime.triton_codegen import KERNEL_NAME, FusedKernelSource, generate
 
 FP_FUSION = False
@@ -76,13 +77,18 @@ def compile_source(source: FusedKernelSource) -> Callable[..., object]:
 
 
 def source_launch(
-    source: FusedKernelSource, inputs: list[torch.Tensor], outputs: list[torch.Tensor]
+    source: FusedKernelSource,
+    inputs: list[torch.Tensor],
+    outputs: list[torch.Tensor],
+    pdl: PdlMode = NO_PDL,
 ) -> Callable[[], None]:
     """A zero-argument launch of the kernel of `source` over fixed dense tensors, with
-    the grid, constexprs and warps of its launch shape (`fused_tiling`)."""
+    the grid, constexprs and warps of its launch shape (`fused_tiling`); a programmatic
+    dependent launch when `pdl` says so (`lumir.runtime.pdl`)."""
     kernel = compile_source(source)
     shape = source.launch
-    grid, options = shape.grid, {**shape.constants, "num_warps": shape.num_warps}
+    grid = shape.grid
+    options = {**shape.constants, "num_warps": shape.num_warps, **pdl.kernel_options()}
 
     def launch() -> None:
         kernel[grid](*inputs, *outputs, **options, enable_fp_fusion=FP_FUSION)  # type: ignore[index]
@@ -98,10 +104,13 @@ def run_source(
 
 
 def triton_launch(
-    block: Block, inputs: list[torch.Tensor], outputs: list[torch.Tensor]
+    block: Block,
+    inputs: list[torch.Tensor],
+    outputs: list[torch.Tensor],
+    pdl: PdlMode = NO_PDL,
 ) -> Callable[[], None]:
     """A zero-argument launch of the fused body `block` over fixed CUDA buffers."""
-    return source_launch(generate(block), inputs, outputs)
+    return source_launch(generate(block), inputs, outputs, pdl)
 
 
 __all__ = ["compile_source", "run_source", "source_key", "source_launch", "triton_launch"]

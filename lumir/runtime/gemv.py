@@ -30,6 +30,7 @@ from lumir.matmul_descriptor import MatmulDescriptor
 from lumir.operand_layout import OPERAND_FIELDS, matrix_layout, op_element_steps
 from lumir.plan_algorithms import GEMV_GROUP_MAX, GemvConfig, gemv_config, gemv_problems
 from lumir.runtime.buffers import data_type_dtype
+from lumir.runtime.pdl import NO_PDL, PdlMode
 from lumir.runtime.reference_gemm import scale_as_read
 
 
@@ -100,7 +101,8 @@ class GemvPlan:
 
     Same arguments as `CublasLtMatmulPlan` (flat `torch.uint8` buffers, read through
     the descriptor's layouts): A, B and D, C when beta != 0, the bias for the BIAS
-    epilogue (read as `bias_dtype`, default D's type). Construction checks the call
+    epilogue (read as `bias_dtype`, default D's type), and how its launch uses
+    programmatic dependent launch (`lumir.runtime.pdl`). Construction checks the call
     (`gemv_problems`) and that every layout fits its buffer, and fixes the strided
     views (`operands`, which a `GroupedGemvPlan` launches with others), so `run()` is
     one kernel launch.
@@ -116,6 +118,7 @@ class GemvPlan:
         c: torch.Tensor | None = None,
         bias: torch.Tensor | None = None,
         bias_dtype: DataType | None = None,
+        pdl: PdlMode = NO_PDL,
     ) -> None:
         desc = descriptor
         problems = gemv_problems(desc)
@@ -141,9 +144,17 @@ class GemvPlan:
             beta=scale_as_read(desc.beta, desc.scale_type),
         )
         self.buffers = {"a": a, "b": b, "c": c, "d": d, "bias": bias}
+        self.pdl = pdl
         call = self.operands
         self._launch = gemv_launch(
-            call.a, call.x, call.d, c=call.c, bias=call.bias, alpha=call.alpha, beta=call.beta
+            call.a,
+            call.x,
+            call.d,
+            c=call.c,
+            bias=call.bias,
+            alpha=call.alpha,
+            beta=call.beta,
+            pdl=pdl,
         )
         d_view = call.d
         self._d_view = (d_view.dtype, tuple(d_view.shape), d_view.stride())
@@ -188,7 +199,7 @@ class GroupedGemvPlan:
     with one block shape (`gemv_config`).
     """
 
-    def __init__(self, members: Sequence[GemvOperands]) -> None:
+    def __init__(self, members: Sequence[GemvOperands], pdl: PdlMode = NO_PDL) -> None:
         self.members = tuple(members)
         if not 2 <= len(self.members) <= GEMV_GROUP_MAX:
             raise GemvPlanError(
@@ -202,7 +213,7 @@ class GroupedGemvPlan:
                 raise GemvPlanError(
                     f"member {index} reads another vector than member 0; a group reads one B"
                 )
-        self._launch = grouped_gemv_launch(self.members)
+        self._launch = grouped_gemv_launch(self.members, pdl=pdl)
 
     def run(self) -> None:
         """Compute every member's D from the buffers' current contents (one launch)."""
@@ -266,11 +277,13 @@ def gemv_launch(
     block_k: int | None = None,
     num_warps: int | None = None,
     num_stages: int | None = None,
+    pdl: PdlMode = NO_PDL,
 ) -> GemvLaunch:
     """A zero-argument launch of the GEMV over these fixed tensors (captured into the
     program's CUDA graph like any other launch). The block shape is `gemv_config`'s,
     unless given (`bench/gemv_sweep.py` tries others); `num_stages` (Triton's software
-    pipelining depth, which changes no sum's order) is Triton's default unless given."""
+    pipelining depth, which changes no sum's order) is Triton's default unless given.
+    `pdl` says whether it is a programmatic dependent launch (`PdlMode`)."""
     call = GemvOperands(a, x, d, c=c, bias=bias, alpha=alpha, beta=beta)
     block_m, block_k, num_warps = _launch_config([call], block_m, block_k, num_warps)
     from lumir.runtime.gemv_kernel import gemv_kernel
@@ -287,6 +300,7 @@ def gemv_launch(
         "BLOCK_K": block_k,
         "num_warps": num_warps,
         **({} if num_stages is None else {"num_stages": num_stages}),
+        **pdl.kernel_options(),
     }
     return GemvLaunch(gemv_kernel[(-(-m // block_m),)], (*arguments, alpha, beta), d_slots, options)
 
@@ -351,6 +365,7 @@ def grouped_gemv_launch(
     block_k: int | None = None,
     num_warps: int | None = None,
     num_stages: int | None = None,
+    pdl: PdlMode = NO_PDL,
 ) -> Callable[[], None]:
     """A zero-argument launch of the grouped kernel over `calls`, which read one vector
     (`calls[i].x` all alike). Member i owns the programs after member i - 1's, one per
@@ -372,7 +387,10 @@ def grouped_gemv_launch(
     c_members = sum(1 << i for i, call in enumerate(calls) if call.reads_c)
     bias_members = sum(1 << i for i, call in enumerate(calls) if call.bias is not None)
     arguments = (x, x.shape[0], x.stride(0), *per_call, tuple(starts), tuple(ends))
-    stages = {} if num_stages is None else {"num_stages": num_stages}
+    options = {
+        **({} if num_stages is None else {"num_stages": num_stages}),
+        **pdl.kernel_options(),
+    }
 
     def launch() -> None:
         grouped_gemv_kernel[(total,)](
@@ -383,7 +401,7 @@ def grouped_gemv_launch(
             BLOCK_M=block_m,
             BLOCK_K=block_k,
             num_warps=num_warps,
-            **stages,
+            **options,
         )
 
     return launch

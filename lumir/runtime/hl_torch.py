@@ -126,8 +126,11 @@ def _bind_sdpa(params: Params, shape: Shape, dtype: torch.dtype) -> Kernel:
     ) -> torch.Tensor:
         grouped = enable_gqa
         if query.is_cuda:
-            query, key, value = (_dense_on_cuda(t) for t in (query, key, value))
-            if grouped and not _fused_on_grouped_heads(query, key, value, mask, is_causal, scale):
+            choice = _sdp_choice(query, key, value, mask, is_causal, scale, grouped)
+            if choice not in _READS_STRIDED:
+                query, key, value = (_dense_on_cuda(t) for t in (query, key, value))
+                choice = _sdp_choice(query, key, value, mask, is_causal, scale, grouped)
+            if grouped and choice not in _FUSED_ATTENTION:
                 key, value = _repeat_heads(key, query), _repeat_heads(value, query)
                 grouped = False
         return F.scaled_dot_product_attention(
@@ -144,38 +147,48 @@ def _bind_sdpa(params: Params, shape: Shape, dtype: torch.dtype) -> Kernel:
 
 
 def _dense_on_cuda(tensor: torch.Tensor) -> torch.Tensor:
-    """A strided SDPA operand made dense before a CUDA attention kernel reads it.
+    """A strided SDPA operand made dense before a CUDA attention kernel that cannot be
+    trusted with strides reads it.
 
     torch's memory-efficient CUDA attention kernel returns wrong values for non-contiguous
     inputs (pytorch/pytorch#112577, open), and on the H200 a tiny Llama layer whose value
     was read through a permuted view (an absorbed transpose) differed from the CPU
     executor at seq 6 by up to 0.44. So on CUDA a permuted operand is copied here, inside
-    the launch (the copy its transpose launch used to make); the CPU executor reads it
-    strided, which torch computes bit-identically.
+    the launch (the copy its transpose launch used to make), unless torch runs flash or
+    cuDNN attention on it (`_READS_STRIDED`); the CPU executor reads it strided, which
+    torch computes bit-identically.
     """
     return tensor if tensor.is_contiguous() else tensor.contiguous()
 
 
-_FUSED_ATTENTION = frozenset(
-    int(backend.value)
-    for backend in (
-        SDPBackend.FLASH_ATTENTION,
-        SDPBackend.EFFICIENT_ATTENTION,
-        SDPBackend.CUDNN_ATTENTION,
-    )
+def _backends(*backends: SDPBackend) -> frozenset[int]:
+    return frozenset(int(backend.value) for backend in backends)
+
+
+_FUSED_ATTENTION = _backends(
+    SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.CUDNN_ATTENTION
 )
+"""torch's fused CUDA attention kernels (anything else is its math path)."""
+
+_READS_STRIDED = _backends(SDPBackend.FLASH_ATTENTION, SDPBackend.CUDNN_ATTENTION)
+"""The kernels that read permuted operands (last dimension dense) as they are. On the
+H200 (`bench/attention_sweep.py --backends`, 32 query over 8 key/value heads) cuDNN gave
+the same bits on the transposed views as on dense copies at every shape of a 1B model
+(one to 1024 query rows, caches of 512 and 1024), flash at the shapes torch picks it for;
+at seq 1024 the value's copy cost ~16 launches of a few µs per forward."""
 
 
-def _fused_on_grouped_heads(
+def _sdp_choice(
     query: torch.Tensor,
     key: torch.Tensor,
     value: torch.Tensor,
     mask: torch.Tensor | None,
     is_causal: bool,
     scale: float | None,
-) -> bool:
-    """Whether torch runs one of its fused CUDA attention kernels on these grouped heads
-    as they are (`enable_gqa`), asked of torch's own kernel selection.
+    enable_gqa: bool,
+) -> int | None:
+    """The attention kernel torch runs on these operands (an `SDPBackend` value), asked
+    of torch's own kernel selection; None when that private entry point fails.
 
     Flash attention and cuDNN take grouped heads (without a mask, and cuDNN with one at
     most sizes); where they do, repeating the key/value heads only adds two copies per
@@ -195,18 +208,18 @@ def _fused_on_grouped_heads(
             dropout_p=0.0,
             is_causal=is_causal,
             scale=scale,
-            enable_gqa=True,
+            enable_gqa=enable_gqa,
         )
     except (RuntimeError, TypeError):  # a private entry point: never let it fail a launch
-        return False
-    return int(choice) in _FUSED_ATTENTION
+        return None
+    return int(choice)
 
 
 def _repeat_heads(kv: torch.Tensor, query: torch.Tensor) -> torch.Tensor:
     """`kv` [..., Hkv, S, D] with each head repeated for its group of query heads.
 
     On CUDA a grouped-query SDPA that torch would not run in a fused kernel as it is
-    (`_fused_on_grouped_heads`) is run on repeated heads: otherwise torch would pick its
+    (`_sdp_choice`) is run on repeated heads: otherwise torch would pick its
     math path — eight kernels a call (scale, masked fill, bmm, safe softmax with its
     all-masked-row check, bmm), which on the H200 cost the 1B model ~15 µs a layer at
     seq 1 against ~6 µs for the memory-efficient kernel. The repeat is the copy eager's

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import torch
 
 from lumir.dialects.cublaslt_rt import LAUNCH_GROUP_MAX
+from lumir.runtime.pdl import NO_PDL, PdlMode
 
 BLOCK_MAX = 1024
 """Elements (index_copy: (outer, inner) pairs) one program handles at most."""
@@ -36,9 +37,12 @@ class Member:
     inputs: tuple[torch.Tensor, ...]
 
 
-def grouped_launch(kernel: str, members: Sequence[Member], dim: int = 0) -> Callable[[], None]:
+def grouped_launch(
+    kernel: str, members: Sequence[Member], dim: int = 0, pdl: PdlMode = NO_PDL
+) -> Callable[[], None]:
     """A zero-argument launch of the grouped `kernel` ("hl.index_copy" along `dim`, or
-    "hl.add") over `members` (captured into the program's CUDA graph like any other)."""
+    "hl.add") over `members` (captured into the program's CUDA graph like any other); a
+    programmatic dependent launch when `pdl` says so (`lumir.runtime.pdl`)."""
     if not 1 <= len(members) <= LAUNCH_GROUP_MAX:
         raise LaunchGroupError(f"a grouped launch runs 1 to {LAUNCH_GROUP_MAX} members")
     for index, member in enumerate(members):
@@ -46,9 +50,9 @@ def grouped_launch(kernel: str, members: Sequence[Member], dim: int = 0) -> Call
             if not tensor.is_contiguous():
                 raise LaunchGroupError(f"member {index} has a strided tensor; groups run dense")
     if kernel == "hl.index_copy":
-        return _index_copy_launch(members, dim)
+        return _index_copy_launch(members, dim, pdl.kernel_options())
     if kernel == "hl.add":
-        return _add_launch(members)
+        return _add_launch(members, pdl.kernel_options())
     raise LaunchGroupError(f'no grouped kernel for "{kernel}"')
 
 
@@ -66,7 +70,9 @@ def _programs(totals: Sequence[int], block: int) -> tuple[tuple[int, ...], tuple
     return tuple(starts), tuple(ends)
 
 
-def _index_copy_launch(members: Sequence[Member], dim: int) -> Callable[[], None]:
+def _index_copy_launch(
+    members: Sequence[Member], dim: int, options: dict[str, object]
+) -> Callable[[], None]:
     """The members' `out.index_copy_(dim, index, source)` in one launch; every member reads
     one index tensor (its first member's)."""
     index = members[0].inputs[1]
@@ -110,12 +116,14 @@ def _index_copy_launch(members: Sequence[Member], dim: int) -> Callable[[], None
 
     def launch() -> None:
         if grid[0]:
-            grouped_index_copy_kernel[grid](*arguments, MEMBERS=len(members), BLOCK=block)
+            grouped_index_copy_kernel[grid](
+                *arguments, MEMBERS=len(members), BLOCK=block, **options
+            )
 
     return launch
 
 
-def _add_launch(members: Sequence[Member]) -> Callable[[], None]:
+def _add_launch(members: Sequence[Member], options: dict[str, object]) -> Callable[[], None]:
     """The members' `torch.add(lhs, rhs, out=out)` on integers in one launch."""
     counts, lhs_steps, rhs_steps = [], [], []
     for number, member in enumerate(members):
@@ -150,7 +158,7 @@ def _add_launch(members: Sequence[Member]) -> Callable[[], None]:
 
     def launch() -> None:
         if grid[0]:
-            grouped_add_kernel[grid](*arguments, MEMBERS=len(members), BLOCK=block)
+            grouped_add_kernel[grid](*arguments, MEMBERS=len(members), BLOCK=block, **options)
 
     return launch
 

@@ -4,13 +4,16 @@ on CUDA, or the interpreter check, needs Triton). See `lumir.runtime.launch_grou
 Both kernels take one tuple entry per member (a pointer or a scalar each) and hand
 member i the programs [starts[i], ends[i]); a program finds its member by comparing its
 id with them, as the grouped GEMV does. Every element is written by one program, in one
-order, so the result does not depend on scheduling.
+order, so the result does not depend on scheduling. Under programmatic dependent
+launch (`PDL`, `lumir.runtime.pdl`) a program waits for the previous kernel first.
 """
 
 from __future__ import annotations
 
 import triton
 import triton.language as tl
+
+from lumir.runtime.pdl_kernel import wait_for_previous_launch
 
 
 @triton.jit
@@ -60,8 +63,10 @@ def grouped_index_copy_kernel(
     ends,
     MEMBERS: tl.constexpr,
     BLOCK: tl.constexpr,
+    PDL: tl.constexpr = False,
 ):
     """MEMBERS in-place `index_copy_`s along one dim, reading one index of `count` rows."""
+    wait_for_previous_launch(PDL)
     pid = tl.program_id(0)
     for i in tl.static_range(MEMBERS):
         if (pid >= starts[i]) & (pid < ends[i]):
@@ -90,9 +95,11 @@ def grouped_add_kernel(
     ends,
     MEMBERS: tl.constexpr,
     BLOCK: tl.constexpr,
+    PDL: tl.constexpr = False,
 ):
     """MEMBERS integer adds: out[e] = lhs[e * lhs_step] + rhs[e * rhs_step] (a step of 0
     reads a one-element input for every e). Integer sums wrap, as torch's do."""
+    wait_for_previous_launch(PDL)
     pid = tl.program_id(0)
     for i in tl.static_range(MEMBERS):
         if (pid >= starts[i]) & (pid < ends[i]):

@@ -78,6 +78,7 @@ from lumir.runtime.fused_reference import bind_fused_body
 from lumir.runtime.hl_torch import IntoKernel, UnknownKernelError, bind_into_kernel
 from lumir.runtime.interpreter import Signature, check_inputs, find_function, signature
 from lumir.runtime.limits import check_function_sizes
+from lumir.runtime.pdl import NO_PDL, PdlMode, pdl_supported
 from lumir.runtime.reference_gemm import ReferenceGemmPlan
 
 if TYPE_CHECKING:
@@ -158,6 +159,7 @@ class _PlanExtras:
     bias_dtype: DataType | None
     workspace_size: int
     algorithm: str = "heuristic"
+    pdl: PdlMode = NO_PDL
 
 
 class Program:
@@ -424,12 +426,14 @@ def _grouped_gemv_plan(members: Sequence[MatmulPlan]) -> MatmulPlan:
     are all `algorithm = "gemv"`, so on CUDA they are `GemvPlan`s)."""
     from lumir.runtime.gemv import GemvPlan, GemvPlanError, GroupedGemvPlan
 
-    calls = []
+    calls, modes = [], []
     for index, plan in enumerate(members):
         if not isinstance(plan, GemvPlan):
             raise GemvPlanError(f"member {index} is not a GEMV plan; a group runs GEMV plans only")
         calls.append(plan.operands)
-    return GroupedGemvPlan(calls)
+        modes.append(plan.pdl)
+    # One launch, dependent when all its members' launches would be.
+    return GroupedGemvPlan(calls, pdl=PdlMode(dependent=all(mode.dependent for mode in modes)))
 
 
 def _largest_workspace(module: ModuleOp) -> int:
@@ -475,7 +479,14 @@ def _cuda_plan_factory(
             from lumir.runtime.gemv import GemvPlan
 
             return GemvPlan(
-                desc, a, b, d, c=extras.c, bias=extras.bias, bias_dtype=extras.bias_dtype
+                desc,
+                a,
+                b,
+                d,
+                c=extras.c,
+                bias=extras.bias,
+                bias_dtype=extras.bias_dtype,
+                pdl=extras.pdl,
             )
         return CublasLtMatmulPlan(
             desc,
@@ -512,6 +523,11 @@ class _Loader:
         self.fresh = {output.matmul: output for output in fresh}
         self.fresh_roots = {output.root for output in fresh}
         self.tail: list[TailLaunch] = []
+        pdl = device.type == "cuda" and pdl_supported(device.index or 0)
+        # Every Triton launch is dependent where PDL is supported. A GEMV could also
+        # read its weight before the wait (`PdlMode.prefetch_weight`), but on the H200 that
+        # made a decode layer's GEMVs slower (`bench/gemv_sweep.py --pdl`), so it does not.
+        self.pdl = PdlMode(dependent=True) if pdl else NO_PDL
 
     def load(self) -> Program:
         func = self.func
@@ -646,6 +662,7 @@ class _Loader:
             bias_dtype=plan.bias_data_type(),
             workspace_size=_workspace_size(plan),
             algorithm=plan.algorithm.data,
+            pdl=self.pdl,
         )
         try:
             return self.plan_factory(
@@ -708,6 +725,7 @@ class _Loader:
                 op.kernel(),
                 [Member(out, tuple(ins)) for _, ins, out in bound],
                 dim.value.data if isinstance(dim, IntegerAttr) else 0,
+                self.pdl,
             )
         except (LaunchGroupError, ImportError) as error:
             raise LumirDiagnosticError(
@@ -725,7 +743,7 @@ class _Loader:
             from lumir.runtime.fused_kernels import triton_launch
 
             try:
-                launch = triton_launch(op.body.block, inputs, outputs)
+                launch = triton_launch(op.body.block, inputs, outputs, self.pdl)
             except (RuntimeError, ImportError) as error:
                 raise LumirDiagnosticError(
                     [op_diagnostic(op, f"cannot build the fused kernel: {error}")]

@@ -200,11 +200,24 @@ class _Generator:
 
     def _head(self, params: list[str]) -> list[str]:
         """The imports, the signature and the row, column and mask lines of the form."""
-        imports = ["import triton", "import triton.language as tl", "", "", "@triton.jit"]
+        imports = [
+            "import triton",
+            "import triton.language as tl",
+            "",
+            "from lumir.runtime.pdl_kernel import wait_for_previous_launch",
+            "",
+            "",
+            "@triton.jit",
+        ]
+        # A programmatic dependent launch (lumir.runtime.pdl) waits for the previous
+        # kernel before its first load, and only then lets the next launch start.
+        wait = ["    wait_for_previous_launch(PDL)"]
+        pdl = "PDL: tl.constexpr = False"
         if not self.launch.tiled:
             return [
                 *imports,
-                f"def {KERNEL_NAME}({', '.join(params)}, BLOCK: tl.constexpr):",
+                f"def {KERNEL_NAME}({', '.join(params)}, BLOCK: tl.constexpr, {pdl}):",
+                *wait,
                 "    row = tl.program_id(0).to(tl.int64)",
                 "    cols = tl.arange(0, BLOCK)",
                 f"    mask = cols < {self.hidden}",
@@ -214,7 +227,9 @@ class _Generator:
             columns = f"tl.program_id(1) * BLOCK + {columns}"
         lines = [
             *imports,
-            f"def {KERNEL_NAME}({', '.join(params)}, ROWS: tl.constexpr, BLOCK: tl.constexpr):",
+            f"def {KERNEL_NAME}({', '.join(params)}, ROWS: tl.constexpr, BLOCK: tl.constexpr, "
+            f"{pdl}):",
+            *wait,
             "    row = tl.program_id(0).to(tl.int64) * ROWS + tl.arange(0, ROWS)[:, None]",
             f"    cols = {columns}",
             f"    mask = cols < {self.hidden}",

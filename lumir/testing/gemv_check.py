@@ -22,6 +22,7 @@ launch's exactly).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import subprocess
@@ -143,6 +144,17 @@ def check_run_into(plan: PlanOp, seed: int) -> bool:
     return torch.equal(fresh, bound)
 
 
+def check_prefetch(plan: PlanOp, seed: int) -> bool:
+    """Whether the GEMV that reads its first block of A before the PDL wait (the peeled
+    loop of `lumir.runtime.gemv_kernel`) writes the bytes of the one that does not."""
+    from lumir.runtime.gemv import GemvPlan
+    from lumir.runtime.pdl import PdlMode
+
+    call = _Call.random(plan, torch.Generator().manual_seed(seed))
+    prefetching = functools.partial(GemvPlan, pdl=PdlMode(prefetch_weight=True))
+    return torch.equal(call.run(prefetching), call.run(GemvPlan))
+
+
 def check_group(group: MatmulGroupOp, seed: int) -> tuple[bool, float, bool]:
     """Whether each member's D from one grouped launch is bit for bit its own GEMV
     launch's, the largest |D_grouped - D_reference| over the members, and whether every
@@ -205,8 +217,15 @@ def main(argv: list[str] | None = None) -> int:
     for plan in plans:
         error, ok = check_plan(plan, args.seed)
         into = check_run_into(plan, args.seed)
-        failed |= not (ok and into)
-        line = {"plan": plan.sym_name.data, "max_abs_diff": error, "ok": ok, "into": into}
+        prefetch = check_prefetch(plan, args.seed)
+        failed |= not (ok and into and prefetch)
+        line = {
+            "plan": plan.sym_name.data,
+            "max_abs_diff": error,
+            "ok": ok,
+            "into": into,
+            "prefetch": prefetch,
+        }
         print(json.dumps(line))
     for group in gemv_groups(args.file.read_text()):
         identical, error, ok = check_group(group, args.seed)

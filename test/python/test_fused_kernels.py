@@ -123,9 +123,12 @@ def test_generated_source_is_the_same_in_every_process(tmp_path) -> None:
 RMSNORM_KERNEL = """import triton
 import triton.language as tl
 
+from lumir.runtime.pdl_kernel import wait_for_previous_launch
+
 
 @triton.jit
-def lumir_fused(in0, in1, out0, BLOCK: tl.constexpr):
+def lumir_fused(in0, in1, out0, BLOCK: tl.constexpr, PDL: tl.constexpr = False):
+    wait_for_previous_launch(PDL)
     row = tl.program_id(0).to(tl.int64)
     cols = tl.arange(0, BLOCK)
     mask = cols < 64
@@ -142,7 +145,8 @@ def lumir_fused(in0, in1, out0, BLOCK: tl.constexpr):
     tl.store(out0 + row * 64 + cols, v11.to(tl.bfloat16), mask=mask)
 """
 """The RMSNorm kernel as generated before tiling existed (commit 4adb673): a reduction's
-summation order is set by its text and warps, so it must stay exactly this."""
+summation order is set by its text and warps, so it must stay exactly this. (The PDL
+wait at the top, `lumir.runtime.pdl`, came later; it computes nothing.)"""
 
 
 def test_a_reduction_kernel_is_the_text_it_was_before_tiling() -> None:
