@@ -21,7 +21,12 @@ a Llama layer hands over ([B, S, H, D] storage read as [B, H, S, D]), beside tor
 choice: whether a kernel is faster than the one torch picks, and whether reading the
 strided views gives the dense operands' bits (then no copy is needed before it).
 
-    PYTHONPATH=$PWD python3 -m bench.attention_sweep [--repeat 32] [--backends]
+With `--lumir` it times lumir's few-query kernel (`lumir.runtime.attention`) at the
+shapes it takes, with and without a decode mask, against torch's grouped-query SDPA
+copied into a destination buffer (what lumir ran before it), for several key splits,
+and prints each one's largest difference from an f32 reference.
+
+    PYTHONPATH=$PWD python3 -m bench.attention_sweep [--repeat 32] [--backends | --lumir]
 """
 
 from __future__ import annotations
@@ -132,15 +137,61 @@ def backend_sweep(repeat: int, device: torch.device) -> None:
                     print(f"| {s} | {length} | {causal} | {name} | {layout} | failed: {first} | |")
 
 
+def lumir_sweep(repeat: int, device: torch.device) -> None:
+    from lumir.runtime.attention import MAX_QUERY_ROWS, few_query_attention
+
+    print("| S | L | mask | variant | µs per call | max abs diff vs f32 |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for s, length in [*CASES, (16, 528), (1, 4096)]:
+        if s > MAX_QUERY_ROWS:
+            continue
+        q, k, v = _operands(s, length, device)
+        for masked in (True, False):
+            mask = _mask(s, length, device) if masked else None
+            causal = not masked and s == length and s > 1
+            exact = F.scaled_dot_product_attention(
+                q.float(), k.float(), v.float(), mask, is_causal=causal, enable_gqa=True
+            )
+            out = torch.empty(1, s, HEADS, DIM, device=device, dtype=q.dtype).transpose(1, 2)
+
+            def torch_copied(q=q, k=k, v=v, mask=mask, causal=causal, out=out):
+                return out.copy_(
+                    F.scaled_dot_product_attention(q, k, v, mask, is_causal=causal, enable_gqa=True)
+                )
+
+            variants = {"torch's, copied in": torch_copied}
+            for split in (64, 128, 256, 1 << 30):
+                variants[f"lumir, {split if split < 1 << 30 else 'all'} keys a split"] = (
+                    functools.partial(
+                        few_query_attention,
+                        out,
+                        q,
+                        k,
+                        v,
+                        mask,
+                        is_causal=causal,
+                        keys_per_split=split,
+                    )
+                )
+            for name, call in variants.items():
+                error = (call().float() - exact).abs().max().item()
+                us = graph_time_us(call, repeat)
+                print(f"| {s} | {length} | {masked} | {name} | {us:.2f} | {error:.4f} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python3 -m bench.attention_sweep")
     parser.add_argument("--repeat", type=int, default=32)
     parser.add_argument("--backends", action="store_true", help="time each fused kernel alone")
+    parser.add_argument("--lumir", action="store_true", help="time lumir's few-query kernel")
     args = parser.parse_args()
     device = torch.device("cuda")
     torch.manual_seed(0)
     if args.backends:
         backend_sweep(args.repeat, device)
+        return
+    if args.lumir:
+        lumir_sweep(args.repeat, device)
         return
     print("| S | L | mask | variant | µs per call | max abs diff vs repeat |")
     print("| --- | --- | --- | --- | --- | --- |")

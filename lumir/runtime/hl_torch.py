@@ -32,6 +32,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
+from lumir.runtime.attention import few_query_attention, few_query_attention_problems
+from lumir.runtime.pdl import NO_PDL, PdlMode
+
 Kernel = Callable[..., torch.Tensor]
 """A bound kernel: input tensors in, one result tensor out."""
 
@@ -112,11 +115,15 @@ def _bind_linear(params: Params, shape: Shape, dtype: torch.dtype) -> Kernel:
     return lambda x, weight, bias=None: F.linear(x, weight, bias)
 
 
-def _bind_sdpa(params: Params, shape: Shape, dtype: torch.dtype) -> Kernel:
-    is_causal = _flag(params, "is_causal")
-    enable_gqa = _flag(params, "enable_gqa")
+def _sdpa_flags(params: Params) -> tuple[bool, bool, float | None]:
+    """An `hl.sdpa`'s (is_causal, enable_gqa, scale)."""
     scale_attr = params.get("scale")
     scale = scale_attr.value.data if isinstance(scale_attr, FloatAttr) else None
+    return _flag(params, "is_causal"), _flag(params, "enable_gqa"), scale
+
+
+def _bind_sdpa(params: Params, shape: Shape, dtype: torch.dtype) -> Kernel:
+    is_causal, enable_gqa, scale = _sdpa_flags(params)
 
     def sdpa(
         query: torch.Tensor,
@@ -533,6 +540,7 @@ def bind_into_kernel(
     params: Params,
     inputs: Sequence[torch.Tensor],
     output: torch.Tensor,
+    pdl: PdlMode = NO_PDL,
 ) -> tuple[IntoKernel, bool]:
     """The kernel that runs op `name` on `inputs` and writes its result into `output`.
 
@@ -543,17 +551,41 @@ def bind_into_kernel(
     dtype would compute in that dtype, not convert afterwards as `bind_kernel` does).
 
     The choice is made here, once, by running the functional call on `meta` tensors of
-    the inputs' shapes and dtypes.
+    the inputs' shapes and dtypes. An `hl.sdpa` on CUDA that lumir's few-query kernel
+    takes runs that kernel instead, writing `output` itself and launched as `pdl` says
+    (`lumir.runtime.attention`).
 
     Raises:
         UnknownKernelError: `name` is not an op of the kernel table.
     """
     shape, dtype = tuple(output.shape), output.dtype
     kernel = bind_kernel(name, params, shape, dtype)
+    if name == "hl.sdpa" and (attention := _few_query_sdpa(params, inputs, output, pdl)):
+        return attention, True
     binder = INTO_KERNELS.get(name)
     if binder is not None and _natural_result_matches(name, params, inputs, output):
         return binder(params, shape, dtype), True
     return (lambda out, *xs: out.copy_(kernel(*xs))), False
+
+
+def _few_query_sdpa(
+    params: Params, inputs: Sequence[torch.Tensor], output: torch.Tensor, pdl: PdlMode
+) -> IntoKernel | None:
+    """An `hl.sdpa` on CUDA as lumir's few-query attention kernel, writing the launch's
+    buffer itself (`lumir.runtime.attention`), where that kernel takes the call; None
+    where it does not (torch's SDPA then runs, its result copied in)."""
+    query, key, value, *rest = inputs
+    mask = rest[0] if rest else None
+    is_causal, enable_gqa, scale = _sdpa_flags(params)
+    if not query.is_cuda or output.dtype != query.dtype or output.shape != query.shape:
+        return None
+    if few_query_attention_problems(query, key, value, mask, enable_gqa):
+        return None
+
+    def attention(out: torch.Tensor, *operands: torch.Tensor) -> object:
+        return few_query_attention(out, *operands, is_causal=is_causal, scale=scale, pdl=pdl)
+
+    return attention
 
 
 def _natural_result_matches(

@@ -697,7 +697,8 @@ class _Loader:
         written = inverse_permutation(op.write_permutation())
         output = self._view(op.output, self.buffers[op.output]).permute(written)
         try:
-            kernel, _ = bind_into_kernel(kernel_name, op.kernel_params(), inputs, output)
+            params = op.kernel_params()
+            kernel, _ = bind_into_kernel(kernel_name, params, inputs, output, self.pdl)
         except UnknownKernelError:
             raise LumirDiagnosticError(
                 [op_diagnostic(op, f'the runtime has no kernel for "{kernel_name}"')]

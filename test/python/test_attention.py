@@ -201,12 +201,14 @@ def test_grouped_sdpa_without_gqa_flag_is_refused() -> None:
     ("heads", "kv_heads", "length", "causal"), [(4, 2, 1, True), (8, 2, 5, True)]
 )
 def test_grouped_attention_on_cuda_matches_eager_bit_for_bit(
-    heads: int, kv_heads: int, length: int, causal: bool
+    heads: int, kv_heads: int, length: int, causal: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """On CUDA the grouped sdpa runs torch's fused kernel on the grouped heads where
-    torch has one, and repeats the key/value heads itself where it has not (so torch
-    does not fall back to its math path): the same bits as eager's kernel on eager's
-    repeated heads either way."""
+    """On CUDA, with lumir's few-query kernel turned off (`LUMIR_ATTENTION=torch`; its
+    own tests are test_attention_kernel.py), the grouped sdpa runs torch's fused kernel
+    on the grouped heads where torch has one, and repeats the key/value heads itself
+    where it has not (so torch does not fall back to its math path): the same bits as
+    eager's kernel on eager's repeated heads either way."""
+    monkeypatch.setenv("LUMIR_ATTENTION", "torch")
     text = repeat_kv_attention(heads, kv_heads, length, causal, "bf16")
     inputs = _inputs(heads, kv_heads, length, torch.bfloat16)
     expected = _eager(*[x.cuda() for x in inputs], causal=causal)
@@ -220,7 +222,10 @@ def test_grouped_attention_on_cuda_matches_eager_bit_for_bit(
 
 @pytest.mark.cuda
 @pytest.mark.skipif(not cublaslt_available(), reason="needs nvmath-python and a CUDA device")
-def test_masked_grouped_attention_on_cuda_matches_eager_bit_for_bit() -> None:
+def test_masked_grouped_attention_on_cuda_matches_eager_bit_for_bit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("LUMIR_ATTENTION", "torch")
     text = repeat_kv_attention(8, 2, 5, False, "bf16")
     mask_type = "tensor<1x1x5x5xi1>"
     text = text.replace(") -> tensor<1x8x5x16", f", %m: {mask_type}) -> tensor<1x8x5x16", 1)
