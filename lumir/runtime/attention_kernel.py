@@ -22,6 +22,19 @@ from lumir.runtime.pdl_kernel import wait_for_previous_launch
 
 
 @triton.jit
+def _row_pointers(base, batch, head, position, dims, stride_b, stride_h, stride_l, stride_d):
+    """Pointers to [rows, HEAD_DIM] of a [B, H, L, D] tensor: row r is (head[r],
+    position[r]) of `batch`."""
+    return (
+        base
+        + batch * stride_b
+        + head[:, None] * stride_h
+        + position[:, None] * stride_l
+        + dims[None, :] * stride_d
+    )
+
+
+@triton.jit
 def attention_split_kernel(
     q_ptr,
     k_ptr,
@@ -84,15 +97,10 @@ def attention_split_kernel(
     position = rows % query_len
     dims = tl.arange(0, HEAD_DIM)
 
-    q = tl.load(
-        q_ptr
-        + batch * stride_qb
-        + head[:, None] * stride_qh
-        + position[:, None] * stride_ql
-        + dims[None, :] * stride_qd,
-        mask=row_ok[:, None],
-        other=0.0,
+    q_rows = _row_pointers(
+        q_ptr, batch, head, position, dims, stride_qb, stride_qh, stride_ql, stride_qd
     )
+    q = tl.load(q_rows, mask=row_ok[:, None], other=0.0)
     k_base = k_ptr + batch * stride_kb + kv_head * stride_kh
     v_base = v_ptr + batch * stride_vb + kv_head * stride_vh
 
@@ -147,15 +155,10 @@ def attention_split_kernel(
     nonzero = running_sum > 0
     output = acc / tl.where(nonzero, running_sum, 1.0)[:, None]
     if SPLITS == 1:
-        tl.store(
-            out_ptr
-            + batch * stride_ob
-            + head[:, None] * stride_oh
-            + position[:, None] * stride_ol
-            + dims[None, :] * stride_od,
-            output.to(out_ptr.dtype.element_ty),
-            mask=row_ok[:, None],
+        out_rows = _row_pointers(
+            out_ptr, batch, head, position, dims, stride_ob, stride_oh, stride_ol, stride_od
         )
+        tl.store(out_rows, output.to(out_ptr.dtype.element_ty), mask=row_ok[:, None])
     else:
         # Partials [splits, batch * kv_heads, rows, HEAD_DIM] and lse [splits, ..., rows].
         row_count = groups * query_len
@@ -213,12 +216,7 @@ def attention_combine_kernel(
     output = acc / tl.where(total > 0, total, 1.0)[:, None]
     head = kv_head * groups + rows // query_len
     position = rows % query_len
-    tl.store(
-        out_ptr
-        + batch * stride_ob
-        + head[:, None] * stride_oh
-        + position[:, None] * stride_ol
-        + dims[None, :] * stride_od,
-        output.to(out_ptr.dtype.element_ty),
-        mask=row_ok[:, None],
+    out_rows = _row_pointers(
+        out_ptr, batch, head, position, dims, stride_ob, stride_oh, stride_ol, stride_od
     )
+    tl.store(out_rows, output.to(out_ptr.dtype.element_ty), mask=row_ok[:, None])

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
+from lumir.testing.interpreter_child import run_check
+
 TOLERANCE = 2e-3
 """Largest |kernel - f32 reference| allowed: the output is an average of f16 values
 (about 1 in size here), the probabilities rounded to f16 for the product with V
@@ -129,14 +131,7 @@ def run_case(case: Case, seed: int = 0) -> dict[str, object]:
 
 def run_in_interpreter(timeout: float = 600.0) -> subprocess.CompletedProcess[str]:
     """Run this check in a child process with TRITON_INTERPRET=1."""
-    environment = {**os.environ, "TRITON_INTERPRET": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "lumir.testing.attention_check"],
-        capture_output=True,
-        text=True,
-        env=environment,
-        timeout=timeout,
-    )
+    return run_check("lumir.testing.attention_check", timeout=timeout)
 
 
 def main() -> int:

@@ -42,6 +42,7 @@ from lumir.runtime.buffers import data_type_dtype
 from lumir.runtime.layouts import element_offsets
 from lumir.runtime.program import MatmulPlan
 from lumir.runtime.reference_gemm import ReferenceGemmPlan
+from lumir.testing.interpreter_child import run_check
 from lumir.testing.programs import compile_text
 
 
@@ -191,14 +192,7 @@ def tolerance(d_dtype: DataType) -> tuple[float, float]:
 
 def run_in_interpreter(path: Path, timeout: float = 300.0) -> subprocess.CompletedProcess[str]:
     """Run this check on `path` in a child process with TRITON_INTERPRET=1."""
-    environment = {**os.environ, "TRITON_INTERPRET": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "lumir.testing.gemv_check", str(path)],
-        capture_output=True,
-        text=True,
-        env=environment,
-        timeout=timeout,
-    )
+    return run_check("lumir.testing.gemv_check", str(path), timeout=timeout)
 
 
 def main(argv: list[str] | None = None) -> int:

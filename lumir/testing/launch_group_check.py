@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import torch
 
 from lumir.runtime.launch_group import Member, grouped_launch
+from lumir.testing.interpreter_child import run_check
 
 
 @dataclass(frozen=True)
@@ -123,13 +124,7 @@ def check(case: Case, seed: int) -> bool:
 
 def run_in_interpreter(timeout: float = 300.0) -> subprocess.CompletedProcess[str]:
     """Run this check in a child process with TRITON_INTERPRET=1."""
-    return subprocess.run(
-        [sys.executable, "-m", "lumir.testing.launch_group_check"],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "TRITON_INTERPRET": "1"},
-        timeout=timeout,
-    )
+    return run_check("lumir.testing.launch_group_check", timeout=timeout)
 
 
 def main() -> int:
