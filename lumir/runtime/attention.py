@@ -98,6 +98,8 @@ def few_query_attention_problems(
     operands = (query, key, value)
     if any(t.dim() != 4 for t in operands):
         return [*problems, "operands are not rank 4"]
+    if any(t.numel() == 0 for t in operands):
+        problems.append("an operand is empty")
     if any(t.dtype != query.dtype for t in operands) or query.dtype not in _TYPES:
         problems.append(f"types {[t.dtype for t in operands]}, not all f16 or all bf16")
     (batch, heads, query_len, head_dim), (kb, kv_heads, key_len, kd) = query.shape, key.shape

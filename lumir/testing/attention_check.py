@@ -5,7 +5,8 @@ kernel; the CPU executor runs torch's SDPA, so without this check CI would never
 the kernel. Triton's interpreter runs it on CPU tensors (f16: the interpreter's bf16
 arithmetic is not to be trusted); the variable must be set before triton is first
 imported, so the check runs in a child process: `python -m lumir.testing.attention_check`
-runs every case of `CASES` and prints one JSON line per case (its name, the largest
+runs every case of `CASES` (or, with `--random N --seed S`, N cases drawn from the
+kernel's whole domain) and prints one JSON line per case (its name, the largest
 absolute difference from torch's f32 SDPA over the same f16 values, whether that is
 within tolerance, whether a second run gave the same bits, and whether the one-split
 and the many-split forms agree within tolerance). The exit status is 0 when every case
@@ -14,8 +15,10 @@ passes.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
+import random
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -23,6 +26,7 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
+from lumir.runtime.attention import MAX_QUERY_ROWS
 from lumir.testing.interpreter_child import run_check
 
 TOLERANCE = 2e-3
@@ -129,17 +133,52 @@ def run_case(case: Case, seed: int = 0) -> dict[str, object]:
     }
 
 
-def run_in_interpreter(timeout: float = 600.0) -> subprocess.CompletedProcess[str]:
-    """Run this check in a child process with TRITON_INTERPRET=1."""
-    return run_check("lumir.testing.attention_check", timeout=timeout)
+def random_cases(count: int, seed: int) -> list[Case]:
+    """`count` cases drawn from the kernel's whole domain (a seeded generator): 1-16
+    query rows, 1-600 keys (as many as rows for a causal call), 1-4 query heads per
+    key/value head, every head size, any mask kind, dense or strided."""
+    draw = random.Random(seed)
+    cases = []
+    for index in range(count):
+        kv_heads, groups = draw.randint(1, 3), draw.randint(1, 4)
+        rows = draw.randint(1, MAX_QUERY_ROWS)
+        # Causal calls are a prompt's (as many keys as rows: torch aligns the causal
+        # mask top-left, so extra keys would be masked for every row anyway).
+        causal = draw.random() < 0.3
+        keys = rows if causal else draw.randint(1, 600)
+        cases.append(
+            Case(
+                f"random-{seed}-{index}",
+                batch=draw.randint(1, 2),
+                heads=kv_heads * groups,
+                kv_heads=kv_heads,
+                rows=rows,
+                keys=keys,
+                dim=draw.choice([16, 32, 64, 128]),
+                mask=draw.choice([None, "bool", "additive", "broadcast-bool"]),
+                causal=causal,
+                strided=draw.random() < 0.5,
+                scale=draw.choice([None, 0.2]),
+            )
+        )
+    return cases
 
 
-def main() -> int:
+def run_in_interpreter(*args: str, timeout: float = 600.0) -> subprocess.CompletedProcess[str]:
+    """Run this check (with `args`) in a child process with TRITON_INTERPRET=1."""
+    return run_check("lumir.testing.attention_check", *args, timeout=timeout)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m lumir.testing.attention_check")
+    parser.add_argument("--random", type=int, default=0, help="random cases instead of CASES")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
     if os.environ.get("TRITON_INTERPRET") != "1":
         print("attention_check: set TRITON_INTERPRET=1 (no GPU is used)", file=sys.stderr)
         return 2
     failed = False
-    for case in CASES:
+    for case in random_cases(args.random, args.seed) if args.random else CASES:
         result = run_case(case)
         failed |= not (result["ok"] and result.get("same_bits_again"))
         print(json.dumps(result), flush=True)

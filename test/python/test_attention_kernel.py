@@ -52,6 +52,17 @@ def test_kernel_matches_torch_within_rounding_under_the_interpreter() -> None:
         assert line["max_abs_diff"] <= TOLERANCE
 
 
+@pytest.mark.skipif(triton_interpreter_available() is not None, reason="needs triton")
+@pytest.mark.parametrize("seed", [0, 1])
+def test_kernel_matches_torch_on_random_calls_under_the_interpreter(seed: int) -> None:
+    """Shapes, masks and layouts drawn from the kernel's whole domain, not just CASES."""
+    result = run_in_interpreter("--random", "10", "--seed", str(seed))
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(lines) == 10
+    assert all(line["ok"] and line["same_bits_again"] for line in lines), lines
+
+
 def test_a_decode_step_is_taken() -> None:
     q, k, v = _operands(1, 512)
     assert few_query_attention_problems(q, k, v, None, enable_gqa=True) == []
@@ -69,6 +80,7 @@ def test_a_decode_step_is_taken() -> None:
         (_operands(1, 64), None, False, "8 query heads over 2"),
         (_operands(1, 64), torch.ones(1, 1, 1, 63, dtype=torch.bool), True, "does not broadcast"),
         (_operands(1, 64), torch.ones(1, 1, 1, 64, dtype=torch.int32), True, "mask type"),
+        (_operands(0, 64), None, True, "empty"),
     ],
 )
 def test_calls_it_does_not_take_say_why(operands, mask, enable_gqa, reason) -> None:
