@@ -10,6 +10,9 @@ why it does not apply. They all run the same module on the same inputs.
 - inductor, reduce-overhead, max-autotune-no-cudagraphs, max-autotune: `torch.compile`
   in that mode (`dynamic=False`, one specialisation per shape, as the issue measures).
 - lumir: `torch.compile(module, backend="lumir")`.
+- lumir-autotune: the same with `options={"autotune": True}`: each cuBLASLt call runs
+  the fastest of the heuristic's best algorithms, measured once per problem (its first
+  call includes the measuring unless the cache in `LUMIR_CACHE_DIR` already has them).
 - lumir-direct / lumir-direct-replay (residual chain and Llama layer): the module
   written as `hl`, compiled with lumir-pipeline and loaded with `lumir.runtime.load`;
   `-direct` times `program(...)` (input binding, replay, output copy), `-replay` only
@@ -43,6 +46,7 @@ ORDER = (
     "lumir-direct",
     "lumir-direct-replay",
     "lumir",
+    "lumir-autotune",
     "reduce-overhead",
     "inductor",
     "max-autotune-no-cudagraphs",
@@ -56,6 +60,7 @@ ESTIMATE_S = {
     ("chain", "eager-graph"): 1,
     ("chain", "lumir-direct"): 10,
     ("chain", "lumir-direct-replay"): 10,
+    ("chain", "lumir-autotune"): 20,
     ("chain", "lumir"): 20,
     ("chain", "inductor"): 15,
     ("chain", "reduce-overhead"): 15,
@@ -65,6 +70,7 @@ ESTIMATE_S = {
     ("layer", "eager-graph"): 1,
     ("layer", "lumir-direct"): 15,
     ("layer", "lumir-direct-replay"): 15,
+    ("layer", "lumir-autotune"): 20,
     ("layer", "lumir"): 20,
     ("layer", "inductor"): 15,
     ("layer", "reduce-overhead"): 15,
@@ -72,6 +78,7 @@ ESTIMATE_S = {
     ("layer", "max-autotune"): 60,
     ("llama", "eager"): 3,
     ("llama", "eager-graph"): 5,
+    ("llama", "lumir-autotune"): 70,
     ("llama", "lumir"): 60,
     ("llama", "inductor"): 32,
     ("llama", "reduce-overhead"): 25,
@@ -107,8 +114,8 @@ def prepare(name: str, workload: Workload, device: torch.device) -> Prepared:
         return _eager_graph(workload, device)
     if name in INDUCTOR_MODES:
         return _inductor(workload, INDUCTOR_MODES[name], name in CUDAGRAPH_MODES)
-    if name == "lumir":
-        return _lumir_backend(workload)
+    if name in ("lumir", "lumir-autotune"):
+        return _lumir_backend(workload, autotune=name == "lumir-autotune")
     if name in ("lumir-direct", "lumir-direct-replay"):
         return _lumir_direct(workload, device, replay=name == "lumir-direct-replay")
     raise ValueError(f"unknown candidate {name!r}")
@@ -181,11 +188,12 @@ def lumir_backend_available() -> bool:
     return "lumir" in torch._dynamo.list_backends(exclude_tags=())
 
 
-def _lumir_backend(workload: Workload) -> Prepared:
+def _lumir_backend(workload: Workload, autotune: bool = False) -> Prepared:
     if not lumir_backend_available():
         raise NotApplicable("lumir: backend not available")
     torch._dynamo.reset()
-    compiled = torch.compile(workload.module, backend="lumir", dynamic=False)
+    options = {"autotune": True} if autotune else None
+    compiled = torch.compile(workload.module, backend="lumir", dynamic=False, options=options)
     return _with_output(lambda: workload.call(compiled))
 
 

@@ -124,7 +124,21 @@ def compile_aten_graph(
     _warn(gm, stats, bool(partitions))
     if options.report:
         print(report_line(stats, str(device), options.precision), file=sys.stderr)
-    return make_boxed_func(result.forward)
+    return make_boxed_func(_generated_forward(result))
+
+
+def _generated_forward(gm: fx.GraphModule) -> Callable[..., object]:
+    """`gm`'s generated `forward`, bound, for aot_autograd to call on every call.
+
+    A lazily recompiled graph module's `forward` is a trampoline that checks for a
+    pending recompile and then goes through `nn.Module.__call__` (hook dispatch, the
+    error-message wrapper); recompiling now and handing over the generated function
+    takes those off the hot path (issue 11: host work per call).
+    """
+    real_recompile = getattr(gm, "real_recompile", None)
+    if real_recompile is not None:
+        real_recompile()
+    return gm.forward
 
 
 def _compile_partitions(

@@ -13,6 +13,7 @@ from dataclasses import dataclass, fields
 
 from lumir.egraph_bridge.fuse_pass import PRECISION_EXCLUDES
 from lumir.egraph_bridge.rulesets import FAMILIES, UnknownRuleFamilyError, select_families
+from lumir.runtime.gemm_autotune import AutotuneSettingError, autotune_requested
 
 
 class LumirOptionError(ValueError):
@@ -48,6 +49,9 @@ class BackendOptions:
     group_launches: bool = True
     """Run a decode layer's KV-cache writes, and the cache counters' adds, as one launch
     each (group-launches, on the program loaded after the in-place rewrite)."""
+    autotune: bool = False
+    """Run each cuBLASLt call with the fastest of the heuristic's best algorithms, measured
+    once per problem and cached on disk (lumir.runtime.gemm_autotune)."""
 
 
 OPTION_NAMES = tuple(f.name for f in fields(BackendOptions))
@@ -90,7 +94,8 @@ def _flag(name: str, value: object) -> bool:
 def parse_options(
     options: Mapping[str, object] | None, environ: Mapping[str, str] | None = None
 ) -> BackendOptions:
-    """Check `options` (and the LUMIR_DUMP_IR / LUMIR_REPORT environment) into settings."""
+    """Check `options` (and the LUMIR_DUMP_IR / LUMIR_REPORT / LUMIR_AUTOTUNE environment)
+    into settings."""
     environ = os.environ if environ is None else environ
     given = dict(options or {})
     unknown = sorted(set(given) - set(OPTION_NAMES))
@@ -118,6 +123,14 @@ def parse_options(
         if "report" in given
         else (environ.get("LUMIR_REPORT", "") not in ("", "0"))
     )
+    try:
+        autotune = (
+            _flag("autotune", given["autotune"])
+            if "autotune" in given
+            else autotune_requested(None, environ)
+        )
+    except AutotuneSettingError as error:
+        raise LumirOptionError(f"lumir option 'autotune': {error}") from None
     return BackendOptions(
         dump_ir=None if dump_ir is None else os.fspath(dump_ir),
         families=_families("families", given.get("families", ())),
@@ -131,4 +144,5 @@ def parse_options(
         gemv=_flag("gemv", given.get("gemv", True)),
         group_gemv=_flag("group_gemv", given.get("group_gemv", True)),
         group_launches=_flag("group_launches", given.get("group_launches", True)),
+        autotune=autotune,
     )

@@ -273,6 +273,7 @@ class CompiledPartition(torch.nn.Module):
             self.device,
             static_inputs=bindable,
             cuda_graph=self.options.cuda_graph,
+            autotune=self.options.autotune,
         )
         self.stats.bound_inputs = len(program.static)
         self.stats.fresh_outputs = len(program.fresh_outputs)

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import torch
 
 from lumir.runtime.pdl import NO_PDL, PdlMode
+from lumir.runtime.triton_launch import TritonLaunch
 
 MAX_QUERY_ROWS = 16
 """Query positions up to which the kernel is chosen: a decode step (1) or a short
@@ -137,11 +138,13 @@ def few_query_attention(
     scale: float | None = None,
     keys_per_split: int = KEYS_PER_SPLIT,
     pdl: PdlMode = NO_PDL,
+    warm_up: bool = False,
 ) -> torch.Tensor:
     """Attention of `query` [B, H, Lq, D] over `key`, `value` [B, Hkv, Lk, D] into `out`
     [B, H, Lq, D] (any strides), as `F.scaled_dot_product_attention` with those
     arguments and `enable_gqa` computes it, both launches made as `pdl` says. The caller
-    has checked `few_query_attention_problems`."""
+    has checked `few_query_attention_problems`. With `warm_up`, the launches' kernels
+    are compiled and nothing is launched (`lumir.runtime.triton_launch`)."""
     from lumir.runtime.attention_kernel import attention_combine_kernel, attention_split_kernel
 
     batch, heads, query_len, head_dim = query.shape
@@ -159,47 +162,66 @@ def few_query_attention(
         slots = splits * batch * shape.kv_heads * rows
         part = torch.empty(slots, head_dim, device=out.device, dtype=torch.float32)
         lse = torch.empty(slots, device=out.device, dtype=torch.float32)
-    attention_split_kernel[grid](
-        query,
-        key,
-        value,
-        mask if mask is not None else query,
-        out,
-        part,
-        lse,
-        query_len,
-        shape.key_len,
-        shape.groups,
-        per_split,
-        scale if scale is not None else 1.0 / math.sqrt(head_dim),
-        *query.stride(),
-        *key.stride(),
-        *value.stride(),
-        *(mask_strides or (0, 0, 0, 0)),
-        *out.stride(),
-        shape.kv_heads,
-        HEAD_DIM=head_dim,
-        BLOCK_M=shape.block_m,
-        BLOCK_N=BLOCK_N,
-        HAS_MASK=mask is not None,
-        MASK_IS_BOOL=mask is not None and mask.dtype == torch.bool,
-        IS_CAUSAL=is_causal,
-        SPLITS=splits,
-        **pdl.kernel_options(),
-    )
-    if splits > 1:
-        attention_combine_kernel[(batch * shape.kv_heads, grid[1])](
+    split = TritonLaunch(
+        attention_split_kernel,
+        grid,
+        (
+            query,
+            key,
+            value,
+            mask if mask is not None else query,
+            out,
             part,
             lse,
-            out,
             query_len,
+            shape.key_len,
             shape.groups,
+            per_split,
+            scale if scale is not None else 1.0 / math.sqrt(head_dim),
+            *query.stride(),
+            *key.stride(),
+            *value.stride(),
+            *(mask_strides or (0, 0, 0, 0)),
             *out.stride(),
             shape.kv_heads,
-            batch * shape.kv_heads,
-            HEAD_DIM=head_dim,
-            BLOCK_M=shape.block_m,
-            SPLITS=splits,
+        ),
+        {
+            "HEAD_DIM": head_dim,
+            "BLOCK_M": shape.block_m,
+            "BLOCK_N": BLOCK_N,
+            "HAS_MASK": mask is not None,
+            "MASK_IS_BOOL": mask is not None and mask.dtype == torch.bool,
+            "IS_CAUSAL": is_causal,
+            "SPLITS": splits,
             **pdl.kernel_options(),
+        },
+    )
+    launches = [split]
+    if splits > 1:
+        combine = TritonLaunch(
+            attention_combine_kernel,
+            (batch * shape.kv_heads, grid[1]),
+            (
+                part,
+                lse,
+                out,
+                query_len,
+                shape.groups,
+                *out.stride(),
+                shape.kv_heads,
+                batch * shape.kv_heads,
+            ),
+            {
+                "HEAD_DIM": head_dim,
+                "BLOCK_M": shape.block_m,
+                "SPLITS": splits,
+                **pdl.kernel_options(),
+            },
         )
+        launches.append(combine)
+    for launch in launches:
+        if warm_up:
+            launch.warm_up()
+        else:
+            launch()
     return out

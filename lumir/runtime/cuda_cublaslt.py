@@ -43,6 +43,7 @@ import torch
 from lumir.cublaslt_enums import DataType, Epilogue, Operand
 from lumir.dialects.cublaslt_rt import DEFAULT_WORKSPACE_SIZE
 from lumir.operand_layout import MatrixLayout, matrix_layout
+from lumir.runtime.gemm_autotune import TOP_K, AlgorithmTuner, problem_key, time_candidates
 from lumir.verifier.type_table import SUPPORTED_ROWS
 
 if TYPE_CHECKING:
@@ -243,6 +244,13 @@ class CublasLtMatmulPlan:
         workspace: a flat `torch.uint8` CUDA buffer; defaults to `shared_workspace()`
             of the operands' device. Plans sharing a workspace must run in order on
             one stream.
+        tuner: when given, the plan runs the fastest of the heuristic's best
+            `gemm_autotune.TOP_K` answers, as the tuner's cache records it or measures
+            it (`lumir.runtime.gemm_autotune`); else the heuristic's first answer.
+        d_holds_nothing_yet: D (and C, where it is D's buffer) hold no value anyone
+            will read before the plan's first run, as in a program being loaded: the
+            tuner then times the candidates writing into D itself. Otherwise it
+            writes into a scratch buffer of D's size, so no caller's data changes.
     """
 
     def __init__(
@@ -256,8 +264,14 @@ class CublasLtMatmulPlan:
         bias: torch.Tensor | None = None,
         bias_dtype: DataType | None = None,
         workspace: torch.Tensor | None = None,
+        tuner: AlgorithmTuner | None = None,
+        d_holds_nothing_yet: bool = False,
     ) -> None:
         self.descriptor = descriptor
+        self._tuner = tuner
+        self._d_holds_nothing_yet = d_holds_nothing_yet
+        self.algorithm_rank = 0
+        """Which of the heuristic's answers runs (0: its first; lumir.runtime.gemm_autotune)."""
         self._closed = True
         self._d_unbound = False
         self._matmul_desc = 0
@@ -388,7 +402,8 @@ class CublasLtMatmulPlan:
             for op, alignment in self.alignments.items():
                 set_pref(self._preference, alignment_attrs[op], alignment)
 
-            self._heuristic = lt.MatmulHeuristicResult(1)
+            wanted = TOP_K if self._tuner is not None else 1
+            results = lt.MatmulHeuristicResult(wanted)
             count = np.zeros(1, dtype=np.int32)
             lt.matmul_algo_get_heuristic(
                 self._handle,
@@ -398,20 +413,34 @@ class CublasLtMatmulPlan:
                 handles[Operand.C],
                 handles[Operand.D],
                 self._preference,
-                1,
-                self._heuristic.ptr,
+                wanted,
+                results.ptr,
                 count.ctypes.data,
             )
-            if count[0] == 0:
+            found = int(count[0])
+            if found == 0:
                 raise CublasLtPlanError(
                     f"cuBLASLt has no algorithm for the matmul on {self.device} with "
                     f"alignments {self._alignment_text()}; descriptor: {desc}"
                 )
+            if wanted == 1:
+                self._heuristic = results
+            else:
+                self.algorithm_rank = self._tuned_rank(lt, results, found, handles, pointers)
+                self._heuristic = results[self.algorithm_rank]
         self.algorithm_workspace_bytes = int(self._heuristic.workspace_size)
 
         # Everything but the stream is fixed: run() appends it and makes the call.
         self._call = lt.matmul
-        self._arguments = (
+        self._arguments = self._matmul_arguments(pointers, handles, self._heuristic.ptr)
+
+    def _matmul_arguments(
+        self, pointers: dict[Operand, int], handles: dict[Operand, int], algorithm: int
+    ) -> tuple[int, ...]:
+        """`cublasLtMatmul`'s arguments but the stream, for these operand pointers and
+        the algorithm at address `algorithm` (a heuristic result: its first field is its
+        `cublasLtMatmulAlgo_t`)."""
+        return (
             self._handle,
             self._matmul_desc,
             self.alpha.ctypes.data,
@@ -424,10 +453,53 @@ class CublasLtMatmulPlan:
             handles[Operand.C],
             pointers[Operand.D],
             handles[Operand.D],
-            self._heuristic.ptr,  # the result's first field is its cublasLtMatmulAlgo_t
+            algorithm,
             self.workspace.data_ptr(),
-            workspace_bytes,
+            self.workspace.numel(),
         )
+
+    def _tuned_rank(
+        self,
+        lt: ModuleType,
+        results: object,
+        found: int,
+        handles: dict[Operand, int],
+        pointers: dict[Operand, int],
+    ) -> int:
+        """The tuner's pick among the heuristic's `found` answers. A, B, C and the bias
+        are only read; D is written, in place when it holds nothing yet, else into a
+        scratch buffer of its size (read as C too where C is D)."""
+        assert self._tuner is not None
+        candidates = [results[i]["algo"].tobytes() for i in range(found)]  # type: ignore[index]
+        key = problem_key(
+            f"{torch.cuda.get_device_name(self.device)} "
+            f"sm{''.join(map(str, torch.cuda.get_device_capability(self.device)))}",
+            int(lt.get_version()),
+            self.descriptor,
+            self.alignments,
+            self.workspace.numel(),
+            self.bias_dtype,
+        )
+
+        def measure() -> list[float]:
+            d = self.buffers["d"]
+            scratch = (
+                d
+                if self._d_holds_nothing_yet
+                else torch.empty(d.numel(), dtype=torch.uint8, device=self.device)
+            )
+            timed = {**pointers, Operand.D: scratch.data_ptr()}
+            if pointers[Operand.C] == pointers[Operand.D]:
+                timed[Operand.C] = scratch.data_ptr()
+            stream = _raw_stream(None, self.device)
+
+            def launch(index: int) -> None:
+                lt.matmul(*self._matmul_arguments(timed, handles, results[index].ptr), stream)  # type: ignore[index]
+
+            return time_candidates(launch, found, self.device)
+
+        capturing = torch.cuda.is_current_stream_capturing()
+        return self._tuner.choose(key, candidates, measure, may_measure=not capturing)
 
     def _make_layout(self, lt: ModuleType, layout: MatrixLayout) -> int:
         for made, seen in zip(self._layouts, self._layout_values, strict=True):

@@ -24,6 +24,7 @@ from xdsl.ir import Block
 
 from lumir.runtime.pdl import NO_PDL, PdlMode
 from lumir.runtime.triton_codegen import KERNEL_NAME, FusedKernelSource, generate
+from lumir.runtime.triton_launch import TritonLaunch
 
 FP_FUSION = False
 """Triton's `enable_fp_fusion` for every fused kernel: off, so each op rounds where torch
@@ -81,19 +82,19 @@ def source_launch(
     inputs: list[torch.Tensor],
     outputs: list[torch.Tensor],
     pdl: PdlMode = NO_PDL,
-) -> Callable[[], None]:
+) -> TritonLaunch:
     """A zero-argument launch of the kernel of `source` over fixed dense tensors, with
     the grid, constexprs and warps of its launch shape (`fused_tiling`); a programmatic
     dependent launch when `pdl` says so (`lumir.runtime.pdl`)."""
     kernel = compile_source(source)
     shape = source.launch
-    grid = shape.grid
-    options = {**shape.constants, "num_warps": shape.num_warps, **pdl.kernel_options()}
-
-    def launch() -> None:
-        kernel[grid](*inputs, *outputs, **options, enable_fp_fusion=FP_FUSION)  # type: ignore[index]
-
-    return launch
+    options = {
+        **shape.constants,
+        "num_warps": shape.num_warps,
+        **pdl.kernel_options(),
+        "enable_fp_fusion": FP_FUSION,
+    }
+    return TritonLaunch(kernel, tuple(shape.grid), (*inputs, *outputs), options)
 
 
 def run_source(
@@ -108,7 +109,7 @@ def triton_launch(
     inputs: list[torch.Tensor],
     outputs: list[torch.Tensor],
     pdl: PdlMode = NO_PDL,
-) -> Callable[[], None]:
+) -> TritonLaunch:
     """A zero-argument launch of the fused body `block` over fixed CUDA buffers."""
     return source_launch(generate(block), inputs, outputs, pdl)
 

@@ -20,7 +20,7 @@ shape it would have alone, so its D is bit for bit what its own launch writes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import torch
@@ -32,6 +32,7 @@ from lumir.plan_algorithms import GEMV_GROUP_MAX, GemvConfig, gemv_config, gemv_
 from lumir.runtime.buffers import data_type_dtype
 from lumir.runtime.pdl import NO_PDL, PdlMode
 from lumir.runtime.reference_gemm import scale_as_read
+from lumir.runtime.triton_launch import TritonLaunch
 
 
 class GemvPlanError(ValueError):
@@ -164,6 +165,10 @@ class GemvPlan:
         """Compute D from the buffers' current contents (on torch's current stream)."""
         self._launch()
 
+    def warm_up(self) -> None:
+        """Compile `run`'s kernel without launching it (`lumir.runtime.triton_launch`)."""
+        self._launch.warm_up()
+
     def run_into(self, d: torch.Tensor) -> None:
         """`run()`, writing D into `d` instead: a flat uint8 buffer of at least D's bytes
         on D's device, 16-byte aligned (a fresh output, `lumir.runtime.fresh_outputs`).
@@ -218,6 +223,10 @@ class GroupedGemvPlan:
     def run(self) -> None:
         """Compute every member's D from the buffers' current contents (one launch)."""
         self._launch()
+
+    def warm_up(self) -> None:
+        """Compile `run`'s kernel without launching it (`lumir.runtime.triton_launch`)."""
+        self._launch.warm_up()
 
     def close(self) -> None:
         """Nothing to release (no cuBLASLt objects); for the plan interface."""
@@ -302,7 +311,8 @@ def gemv_launch(
         **({} if num_stages is None else {"num_stages": num_stages}),
         **pdl.kernel_options(),
     }
-    return GemvLaunch(gemv_kernel[(-(-m // block_m),)], (*arguments, alpha, beta), d_slots, options)
+    launch = TritonLaunch(gemv_kernel, (-(-m // block_m),), (*arguments, alpha, beta), options)
+    return GemvLaunch(launch, d_slots)
 
 
 def _tensor_spec(tensor: torch.Tensor) -> tuple[object, ...]:
@@ -318,18 +328,10 @@ class GemvLaunch:
     (torch's allocations are), or the call would compile and run another kernel.
     """
 
-    def __init__(
-        self,
-        kernel: Callable[..., object],
-        arguments: tuple[object, ...],
-        d_slots: tuple[int, ...],
-        options: dict[str, object],
-    ) -> None:
-        self.kernel = kernel
-        self.arguments = arguments
+    def __init__(self, launch: TritonLaunch, d_slots: tuple[int, ...]) -> None:
+        self.launch = launch
         self.d_slots = d_slots
-        self.options = options
-        d = arguments[d_slots[0]]
+        d = launch.arguments[d_slots[0]]
         assert isinstance(d, torch.Tensor)
         self.d_spec = _tensor_spec(d)
         self.bound = True
@@ -337,7 +339,13 @@ class GemvLaunch:
     def __call__(self) -> None:
         if not self.bound:
             raise RuntimeError("gemv: a launch whose D was unbound runs only into(d)")
-        self.kernel(*self.arguments, **self.options)
+        self.launch()
+
+    def warm_up(self) -> None:
+        """Compile the launch's kernel without launching it (`lumir.runtime.triton_launch`);
+        a launch whose D was unbound has nothing to compile it against and does nothing."""
+        if self.bound:
+            self.launch.warm_up()
 
     def into(self, d: torch.Tensor) -> None:
         """The launch, with `d` in D's place (and wherever D stood in for C or bias)."""
@@ -345,15 +353,16 @@ class GemvLaunch:
             raise GemvPlanError(f"gemv: D must be {self.d_spec}, got {_tensor_spec(d)}")
         if d.data_ptr() % 16:
             raise GemvPlanError(f"gemv: D at {d.data_ptr():#x} is not 16-byte aligned")
-        arguments = list(self.arguments)
+        arguments = list(self.launch.arguments)
         for slot in self.d_slots:
             arguments[slot] = d
-        self.kernel(*arguments, **self.options)
+        self.launch.with_arguments(tuple(arguments))()
 
     def unbind_d(self) -> None:
         """Drop D's build-time tensor (so it can be freed); from now on only `into` runs."""
-        self.arguments = tuple(
-            None if i in self.d_slots else value for i, value in enumerate(self.arguments)
+        arguments = self.launch.arguments
+        self.launch = self.launch.with_arguments(
+            tuple(None if i in self.d_slots else value for i, value in enumerate(arguments))
         )
         self.bound = False
 
@@ -366,7 +375,7 @@ def grouped_gemv_launch(
     num_warps: int | None = None,
     num_stages: int | None = None,
     pdl: PdlMode = NO_PDL,
-) -> Callable[[], None]:
+) -> TritonLaunch:
     """A zero-argument launch of the grouped kernel over `calls`, which read one vector
     (`calls[i].x` all alike). Member i owns the programs after member i - 1's, one per
     row block of its D. The block shape is the one every call has alone (refused when
@@ -392,19 +401,15 @@ def grouped_gemv_launch(
         **pdl.kernel_options(),
     }
 
-    def launch() -> None:
-        grouped_gemv_kernel[(total,)](
-            *arguments,
-            MEMBERS=len(calls),
-            C_MEMBERS=c_members,
-            BIAS_MEMBERS=bias_members,
-            BLOCK_M=block_m,
-            BLOCK_K=block_k,
-            num_warps=num_warps,
-            **options,
-        )
-
-    return launch
+    constants = {
+        "MEMBERS": len(calls),
+        "C_MEMBERS": c_members,
+        "BIAS_MEMBERS": bias_members,
+        "BLOCK_M": block_m,
+        "BLOCK_K": block_k,
+        "num_warps": num_warps,
+    }
+    return TritonLaunch(grouped_gemv_kernel, (total,), arguments, {**constants, **options})
 
 
 __all__ = [

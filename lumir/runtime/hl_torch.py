@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
@@ -582,10 +583,27 @@ def _few_query_sdpa(
     if few_query_attention_problems(query, key, value, mask, enable_gqa):
         return None
 
-    def attention(out: torch.Tensor, *operands: torch.Tensor) -> object:
-        return few_query_attention(out, *operands, is_causal=is_causal, scale=scale, pdl=pdl)
+    return _FewQueryAttention(is_causal, scale, pdl)
 
-    return attention
+
+@dataclass(frozen=True)
+class _FewQueryAttention:
+    """The `IntoKernel` of an `hl.sdpa` that lumir's few-query kernel runs, with the
+    `warm_up` the loader compiles ahead (`lumir.runtime.triton_launch`)."""
+
+    is_causal: bool
+    scale: float | None
+    pdl: PdlMode
+
+    def __call__(self, out: torch.Tensor, *operands: torch.Tensor) -> object:
+        return few_query_attention(
+            out, *operands, is_causal=self.is_causal, scale=self.scale, pdl=self.pdl
+        )
+
+    def warm_up(self, out: torch.Tensor, *operands: torch.Tensor) -> None:
+        few_query_attention(
+            out, *operands, is_causal=self.is_causal, scale=self.scale, pdl=self.pdl, warm_up=True
+        )
 
 
 def _natural_result_matches(

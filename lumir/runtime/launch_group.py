@@ -20,6 +20,7 @@ import torch
 
 from lumir.dialects.cublaslt_rt import LAUNCH_GROUP_MAX
 from lumir.runtime.pdl import NO_PDL, PdlMode
+from lumir.runtime.triton_launch import TritonLaunch
 
 BLOCK_MAX = 1024
 """Elements (index_copy: (outer, inner) pairs) one program handles at most."""
@@ -114,13 +115,13 @@ def _index_copy_launch(
     )
     from lumir.runtime.launch_group_kernel import grouped_index_copy_kernel
 
-    def launch() -> None:
-        if grid[0]:
-            grouped_index_copy_kernel[grid](
-                *arguments, MEMBERS=len(members), BLOCK=block, **options
-            )
-
-    return launch
+    return _launch_or_nothing(
+        grouped_index_copy_kernel,
+        grid,
+        arguments,
+        {"MEMBERS": len(members), "BLOCK": block},
+        options,
+    )
 
 
 def _add_launch(members: Sequence[Member], options: dict[str, object]) -> Callable[[], None]:
@@ -156,11 +157,23 @@ def _add_launch(members: Sequence[Member], options: dict[str, object]) -> Callab
     )
     from lumir.runtime.launch_group_kernel import grouped_add_kernel
 
-    def launch() -> None:
-        if grid[0]:
-            grouped_add_kernel[grid](*arguments, MEMBERS=len(members), BLOCK=block, **options)
+    return _launch_or_nothing(
+        grouped_add_kernel, grid, arguments, {"MEMBERS": len(members), "BLOCK": block}, options
+    )
 
-    return launch
+
+def _launch_or_nothing(
+    kernel: object,
+    grid: tuple[int],
+    arguments: tuple[object, ...],
+    constants: dict[str, object],
+    options: dict[str, object],
+) -> Callable[[], None]:
+    """The launch (compilable ahead: `lumir.runtime.triton_launch`), or, when every
+    member is empty (a grid of no program), a call that does nothing."""
+    if not grid[0]:
+        return lambda: None
+    return TritonLaunch(kernel, grid, arguments, {**constants, **options})
 
 
 __all__ = ["BLOCK_MAX", "LaunchGroupError", "Member", "grouped_launch"]

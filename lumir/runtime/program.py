@@ -80,6 +80,7 @@ from lumir.runtime.interpreter import Signature, check_inputs, find_function, si
 from lumir.runtime.limits import check_function_sizes
 from lumir.runtime.pdl import NO_PDL, PdlMode, pdl_supported
 from lumir.runtime.reference_gemm import ReferenceGemmPlan
+from lumir.runtime.triton_launch import WarmUp, compile_ahead
 
 if TYPE_CHECKING:
     from lumir.runtime.cuda_graph import CudaGraphProgram
@@ -297,6 +298,7 @@ def load(
     cuda_graph: bool = True,
     static_inputs: Mapping[int, torch.Tensor] | None = None,
     fresh_outputs: bool = True,
+    autotune: bool | None = None,
 ) -> Program:
     """Load a lowered module's function for `device` ("cpu" or "cuda[:i]").
 
@@ -316,6 +318,9 @@ def load(
         fresh_outputs: compute the results that qualify (`lumir.runtime.fresh_outputs`:
             written by a trailing matmul and nothing else) into a tensor allocated per
             call and return it without a copy; False keeps a buffer for every result.
+        autotune: on CUDA, run each cuBLASLt plan with the fastest of the heuristic's
+            best answers, measured once per problem and cached on disk
+            (`lumir.runtime.gemm_autotune`); None reads `LUMIR_AUTOTUNE` (off unless 1).
 
     Raises:
         LumirDiagnosticError: the module does not verify, a buffer is larger than
@@ -324,7 +329,7 @@ def load(
         DeviceUnavailableError: CUDA was asked for but torch or nvmath cannot provide it.
         StaticInputError: a static input does not fit its argument.
     """
-    program, _ = _load(module, device, function, verify, static_inputs, fresh_outputs)
+    program, _ = _load(module, device, function, verify, static_inputs, fresh_outputs, autotune)
     if program.device.type == "cuda" and cuda_graph:
         program.capture()
     return program
@@ -353,6 +358,7 @@ def _load(
     verify: bool,
     static_inputs: Mapping[int, torch.Tensor] | None,
     fresh: bool,
+    autotune: bool | None = None,
 ) -> tuple[Program, Mapping[SSAValue, torch.Tensor]]:
     """Both loads: `fresh` says whether qualifying results become fresh outputs."""
     if isinstance(module, str):
@@ -368,7 +374,7 @@ def _load(
     target = torch.device(device)
     group_factory: GroupFactory = PlansInOrder
     if target.type == "cuda":
-        factory, target = _cuda_plan_factory(target, _largest_workspace(module))
+        factory, target = _cuda_plan_factory(target, _largest_workspace(module), autotune)
         group_factory = _grouped_gemv_plan
     elif target.type == "cpu":
         factory = _cpu_plan
@@ -442,7 +448,7 @@ def _largest_workspace(module: ModuleOp) -> int:
 
 
 def _cuda_plan_factory(
-    device: torch.device, workspace_bytes: int
+    device: torch.device, workspace_bytes: int, autotune: bool | None = None
 ) -> tuple[PlanFactory, torch.device]:
     """The CUDA plan constructor, imported lazily, and the device it builds plans on.
 
@@ -458,6 +464,7 @@ def _cuda_plan_factory(
         cublaslt_available,
         shared_workspace,
     )
+    from lumir.runtime.gemm_autotune import autotune_requested, process_tuner
 
     if not cublaslt_available():
         raise DeviceUnavailableError(
@@ -467,6 +474,7 @@ def _cuda_plan_factory(
     if device.index is None:
         device = torch.device("cuda", torch.cuda.current_device())
     workspace = shared_workspace(device, workspace_bytes)
+    tuner = process_tuner() if autotune_requested(autotune) else None
 
     def make(
         desc: MatmulDescriptor,
@@ -497,6 +505,8 @@ def _cuda_plan_factory(
             bias=extras.bias,
             bias_dtype=extras.bias_dtype,
             workspace=workspace[: extras.workspace_size],
+            tuner=tuner,
+            d_holds_nothing_yet=True,  # a loading program's buffers hold no value yet
         )
 
     return make, device
@@ -523,6 +533,10 @@ class _Loader:
         self.fresh = {output.matmul: output for output in fresh}
         self.fresh_roots = {output.root for output in fresh}
         self.tail: list[TailLaunch] = []
+        self.warm_ups: list[WarmUp] = []
+        self._kernels: dict[LaunchOp, IntoKernel] = {}
+        """What compiles each Triton kernel the program launches, without launching it
+        (`lumir.runtime.triton_launch`): run together, in threads, when loading ends."""
         pdl = device.type == "cuda" and pdl_supported(device.index or 0)
         # Every Triton launch is dependent where PDL is supported. A GEMV could also
         # read its weight before the wait (`PdlMode.prefetch_weight`), but on the H200 that
@@ -549,6 +563,7 @@ class _Loader:
             self._load_op(op)
         if outputs is None:
             raise LumirDiagnosticError([op_diagnostic(func, "the function has no func.return")])
+        compile_ahead(self.warm_ups)
         return Program(
             func.sym_name.data,
             self.device,
@@ -619,7 +634,13 @@ class _Loader:
             return
         built = self._matmul_plan(op)
         self.plans.append(built)
-        self.launches.append(built.run)
+        self._append(built.run, getattr(built, "warm_up", None))
+
+    def _append(self, launch: Launch, warm_up: WarmUp | None = None) -> None:
+        """A step of the run phase, and what compiles its Triton kernel ahead, if any."""
+        self.launches.append(launch)
+        if warm_up is not None:
+            self.warm_ups.append(warm_up)
 
     def _load_tail(self, op: MatmulOp, fresh: FreshOutput) -> None:
         """A fresh output's matmul, as a step of the tail. Its plan is built on a D
@@ -645,7 +666,7 @@ class _Loader:
         except (RuntimeError, ValueError) as error:
             raise LumirDiagnosticError([op_diagnostic(op, f"'{op.name}': {error}")]) from None
         self.plans.append(built)
-        self.launches.append(built.run)
+        self._append(built.run, getattr(built, "warm_up", None))
 
     def _matmul_plan(self, op: MatmulOp, d: torch.Tensor | None = None) -> MatmulPlan:
         """The plan of one matmul, built on its buffers, or on `d` for D where given
@@ -678,11 +699,16 @@ class _Loader:
             ) from None
 
     def _load_launch(self, op: LaunchOp) -> None:
-        launch, _, _ = self._bind_launch(op)
-        self.launches.append(launch)
+        launch, inputs, output = self._bind_launch(op)
+        kernel_warm_up = getattr(self._kernels[op], "warm_up", None)
+        if kernel_warm_up is None:
+            self._append(launch)
+        else:
+            self._append(launch, lambda: kernel_warm_up(output, *inputs))
 
     def _bind_launch(self, op: LaunchOp) -> tuple[Launch, list[torch.Tensor], torch.Tensor]:
-        """The launch of `op`, and the input and output tensors it runs on."""
+        """The launch of `op`, and the input and output tensors it runs on (the kernel
+        bound to them is kept in `_kernels`)."""
         # A kernel of IN_PLACE_KERNELS may update its first input in place (the verifier
         # allows exactly that); every other input must not overlap the output.
         in_place = op.kernel.data in IN_PLACE_KERNELS and op.inputs and op.inputs[0] is op.output
@@ -699,6 +725,7 @@ class _Loader:
         try:
             params = op.kernel_params()
             kernel, _ = bind_into_kernel(kernel_name, params, inputs, output, self.pdl)
+            self._kernels[op] = kernel
         except UnknownKernelError:
             raise LumirDiagnosticError(
                 [op_diagnostic(op, f'the runtime has no kernel for "{kernel_name}"')]
@@ -732,7 +759,7 @@ class _Loader:
             raise LumirDiagnosticError(
                 [op_diagnostic(op, f"cannot build the grouped launch: {error}")]
             ) from None
-        self.launches.append(launch)
+        self._append(launch, getattr(launch, "warm_up", None))
 
     def _load_fused(self, op: FusedLaunchOp) -> None:
         for output in op.outputs:
@@ -749,7 +776,7 @@ class _Loader:
                 raise LumirDiagnosticError(
                     [op_diagnostic(op, f"cannot build the fused kernel: {error}")]
                 ) from None
-            self.launches.append(launch)
+            self._append(launch, launch.warm_up)
             return
         self.launches.append(_fused_reference_launch(op, inputs, outputs, failure))
 

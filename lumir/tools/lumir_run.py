@@ -37,6 +37,7 @@ from lumir.diagnostics import Diagnostic, LumirDiagnosticError, op_diagnostic
 from lumir.dialects.hl import EmbeddingOp
 from lumir.runtime import DeviceUnavailableError, interpret, load
 from lumir.runtime.buffers import UnsupportedTypeError, shaped_type_parts, torch_dtype
+from lumir.runtime.gemm_autotune import AutotuneSettingError, autotune_requested
 from lumir.runtime.interpreter import find_function, signature
 from lumir.runtime.limits import check_function_sizes
 from lumir.tools.driver import (
@@ -507,6 +508,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.device is None:
             args.device = default_device()
+        autotune_requested()  # a bad LUMIR_AUTOTUNE is refused before anything loads
         return run(Options(**vars(args)), sys.stdout)
     except BrokenPipeError:  # the reader of stdout went away (`lumir-run ... | head`)
         return closed_stdout()
@@ -514,7 +516,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for diagnostic in error.diagnostics:
             print(f"lumir-run: {diagnostic}", file=sys.stderr)
         return 1
-    except DeviceUnavailableError as error:
+    except (DeviceUnavailableError, AutotuneSettingError) as error:
         print(f"lumir-run: error: {error}", file=sys.stderr)
         return 1
 

@@ -1,0 +1,92 @@
+"""Triton launches with everything fixed, so that their kernels compile before they run.
+
+Triton compiles a kernel the first time it is launched with a new specialisation, and
+one launch at a time: a cold first call of the 1B model at sequence 1 spent 2.94 s
+compiling 9 kernels one after another inside its first run (H200, `python3 -m
+bench.first_call --timers`). Triton's compiler releases the GIL while it works, so the
+same compiles run side by side in threads: 8 probe kernels took 1.80 s one by one and
+0.42 s on 8 threads with Triton's `AsyncCompileMode` on the same machine.
+
+So every Triton kernel lumir launches on CUDA is made ready to compile ahead: a fixed
+launch is a `TritonLaunch` (kernel, grid, arguments, options; calling it launches),
+whose `warm_up()` asks Triton to compile exactly that specialisation without launching
+it; the few-query attention, which builds its launches per call, offers a `warm_up`
+of its own. The loader collects every warm-up of a program and `compile_ahead` runs
+them in a thread pool before the program's first run, which then finds each kernel in
+Triton's cache. A warm-up takes the launch's own arguments, so it compiles the
+specialisation the launch will ask for (dtypes, each pointer's 16-byte alignment,
+integers equal to 1 or divisible by 16, constexprs).
+
+Nothing changes in what runs: where ahead-of-time compiling is not possible (Triton's
+interpreter, a Triton without `AsyncCompileMode`) or a compile fails, the kernel is
+compiled at its first launch as before, and a failure is reported there.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+
+MAX_THREADS = 8
+"""Compile threads at most (fewer on a machine with fewer cores)."""
+
+SWITCH = "LUMIR_COMPILE_AHEAD"
+"""`LUMIR_COMPILE_AHEAD=0` turns compiling ahead off: every kernel compiles at its first
+launch, one after another (to measure what compiling ahead saves, or to rule it out)."""
+
+
+@dataclass(frozen=True)
+class TritonLaunch:
+    """One launch of a Triton kernel over fixed arguments; calling it launches it."""
+
+    kernel: object
+    """A `triton.jit` function (an interpreted one under TRITON_INTERPRET=1)."""
+    grid: tuple[int, ...]
+    arguments: tuple[object, ...]
+    options: Mapping[str, object] = field(default_factory=dict)
+    """Constexprs and launch options (`num_warps`, `launch_pdl`, ...)."""
+
+    def __call__(self) -> None:
+        self.kernel[self.grid](*self.arguments, **self.options)  # type: ignore[index]
+
+    def with_arguments(self, arguments: tuple[object, ...]) -> TritonLaunch:
+        """The same launch over other arguments (of the same specialisation)."""
+        return replace(self, arguments=arguments)
+
+    def warm_up(self) -> None:
+        """Compile this launch's specialisation without launching it."""
+        self.kernel.warmup(*self.arguments, grid=self.grid, **self.options)  # type: ignore[attr-defined]
+
+
+WarmUp = Callable[[], None]
+"""A zero-argument call that compiles (never launches) one or more Triton kernels."""
+
+
+def compile_ahead(warm_ups: Iterable[WarmUp]) -> int:
+    """Run `warm_ups` with their compiles spread over a thread pool; the number run.
+
+    Does nothing (returns 0) under Triton's interpreter, with fewer than two warm-ups
+    (nothing to overlap), with `LUMIR_COMPILE_AHEAD=0`, or with a Triton that lacks
+    `AsyncCompileMode` (3.5 and later have it); those kernels compile at their first
+    launch, as they always did. A warm-up that fails is ignored here: its launch
+    compiles again when it runs and reports the failure where it always did.
+    """
+    pending = list(warm_ups)
+    if len(pending) < 2 or os.environ.get("TRITON_INTERPRET") == "1":
+        return 0
+    if os.environ.get(SWITCH) == "0":
+        return 0
+    try:
+        from triton.runtime._async_compile import AsyncCompileMode
+    except ImportError:
+        return 0
+    threads = max(1, min(MAX_THREADS, os.cpu_count() or 1))
+    with ThreadPoolExecutor(threads) as pool, AsyncCompileMode(pool, ignore_errors=True):
+        for warm_up in pending:
+            try:
+                warm_up()
+            except Exception:  # its launch compiles (and reports) at its first run
+                continue
+    return len(pending)

@@ -1,0 +1,151 @@
+"""Triton launches compiled ahead of the first run (lumir.runtime.triton_launch).
+
+The launch object and `compile_ahead`'s rules run everywhere, with stand-ins for a
+Triton kernel and for Triton's `AsyncCompileMode`. The `cuda` test loads a decode step
+of a tiny Llama on the GPU and checks that every kind of Triton launch lumir makes
+(GEMV, grouped GEMV, fused kernels, the few-query attention, grouped launches) was
+compiled ahead, in threads, and that the step still decodes eager's tokens.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import pytest
+import torch
+
+from lumir.runtime import triton_launch
+from lumir.runtime.triton_launch import TritonLaunch, compile_ahead
+
+
+class _Kernel:
+    """Records `kernel[grid](*args, **options)` and `kernel.warmup(...)` as Triton takes them."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, tuple, tuple, dict]] = []
+
+    def __getitem__(self, grid):
+        return lambda *args, **options: self.calls.append(("launch", grid, args, options))
+
+    def warmup(self, *args, grid, **options):
+        self.calls.append(("warmup", grid, args, options))
+
+
+def test_a_launch_runs_and_warms_up_with_its_own_arguments() -> None:
+    kernel = _Kernel()
+    launch = TritonLaunch(kernel, (3, 2), (1, "x"), {"BLOCK": 64, "num_warps": 4})
+    launch()
+    launch.warm_up()
+    launch.with_arguments((2, "y"))()
+    assert kernel.calls == [
+        ("launch", (3, 2), (1, "x"), {"BLOCK": 64, "num_warps": 4}),
+        ("warmup", (3, 2), (1, "x"), {"BLOCK": 64, "num_warps": 4}),
+        ("launch", (3, 2), (2, "y"), {"BLOCK": 64, "num_warps": 4}),
+    ]
+
+
+@pytest.fixture
+def async_mode(monkeypatch):
+    """A stand-in for Triton's AsyncCompileMode: records that it was entered."""
+    entered: list[object] = []
+
+    class Mode:
+        def __init__(self, executor, *, ignore_errors=False):
+            self.executor, self.ignore_errors = executor, ignore_errors
+
+        def __enter__(self):
+            entered.append(self)
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+    module = types.ModuleType("triton.runtime._async_compile")
+    module.AsyncCompileMode = Mode  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "triton.runtime._async_compile", module)
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    return entered
+
+
+def test_compile_ahead_runs_every_warm_up_inside_the_async_mode(async_mode) -> None:
+    seen: list[int] = []
+    assert compile_ahead([lambda i=i: seen.append(i) for i in range(3)]) == 3
+    assert seen == [0, 1, 2]
+    (mode,) = async_mode
+    assert mode.ignore_errors  # a failed compile is reported by its launch, as before
+    assert mode.executor._max_workers <= triton_launch.MAX_THREADS
+
+
+def test_a_failing_warm_up_does_not_stop_the_others(async_mode) -> None:
+    seen: list[str] = []
+
+    def broken() -> None:
+        raise RuntimeError("out of shared memory")
+
+    assert compile_ahead([broken, lambda: seen.append("after")]) == 2
+    assert seen == ["after"]
+
+
+def test_nothing_is_compiled_ahead_where_it_cannot_help(async_mode, monkeypatch) -> None:
+    never = [lambda: pytest.fail("warmed up"), lambda: pytest.fail("warmed up")]
+    assert compile_ahead(never[:1]) == 0  # one kernel: nothing to overlap
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    assert compile_ahead(never) == 0  # the interpreter compiles nothing
+    monkeypatch.delenv("TRITON_INTERPRET")
+    monkeypatch.setenv("LUMIR_COMPILE_AHEAD", "0")
+    assert compile_ahead(never) == 0  # turned off
+    monkeypatch.delenv("LUMIR_COMPILE_AHEAD")
+    monkeypatch.setitem(sys.modules, "triton.runtime._async_compile", None)
+    assert compile_ahead(never) == 0  # a Triton without AsyncCompileMode
+    assert async_mode == []
+
+
+# --- on the GPU ---------------------------------------------------------------------------
+
+
+def _gpu() -> bool:
+    from lumir.runtime.cuda_cublaslt import cublaslt_available
+
+    return cublaslt_available()
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not _gpu(), reason="needs a GPU with cuBLASLt (nvmath)")
+@torch.no_grad()
+def test_a_decode_step_compiles_its_triton_kernels_ahead(monkeypatch) -> None:
+    transformers = pytest.importorskip("transformers")
+    from test_backend_llama import greedy
+
+    import lumir.backend  # noqa: F401  (registers "lumir" where lumir is not pip-installed)
+    import lumir.runtime.program as program
+
+    real = program.compile_ahead
+    batches: list[list[str]] = []
+
+    def spy(warm_ups):
+        warm_ups = list(warm_ups)
+        batches.append([getattr(w, "__qualname__", type(w).__name__) for w in warm_ups])
+        return real(warm_ups)
+
+    monkeypatch.setattr(program, "compile_ahead", spy)
+    torch._dynamo.reset()
+    torch.manual_seed(0)
+    config = transformers.LlamaConfig(
+        vocab_size=128,
+        hidden_size=256,
+        intermediate_size=512,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=64,
+    )
+    model = transformers.LlamaForCausalLM(config).eval().cuda().to(torch.bfloat16)
+    ids = torch.randint(0, 128, (1, 5), device="cuda")
+    compiled = torch.compile(model, backend="lumir")
+    assert greedy(compiled, config, ids, 4) == greedy(model, config, ids, 4)
+    warmed = sorted({name for batch in batches for name in batch})
+    assert any("TritonLaunch.warm_up" in n for n in warmed), warmed  # fused kernels
+    assert "GemvPlan.warm_up" in warmed, warmed
+    assert "GroupedGemvPlan.warm_up" in warmed, warmed
+    assert any("<lambda>" in n for n in warmed), warmed  # the few-query attention's
