@@ -61,3 +61,21 @@ def test_partitions_are_the_partitioners(function):
         unsupported_reason(n) is None for n in gm.graph.nodes if n.op == "call_function"
     )
     assert bool(made) == (not supported)  # the quadratic partitioner only where needed
+
+
+def test_the_compiled_graph_is_called_through_its_generated_forward():
+    """Issue 11's host path: aot_autograd calls the fused graph's generated `forward`,
+    not the lazy module's trampoline (a recompile check and `nn.Module.__call__` on
+    every call)."""
+    from torch.fx._lazy_graph_module import _LazyGraphModule
+
+    from lumir.backend.compiler import _generated_forward
+
+    traced = make_fx(lambda x: torch.relu(x) + 1)(torch.randn(3))
+    lazy = _LazyGraphModule(traced, traced.graph)
+    assert lazy.forward.__func__ is _LazyGraphModule._lazy_forward  # before: the trampoline
+    forward = _generated_forward(lazy)
+    assert forward.__func__ is not _LazyGraphModule._lazy_forward
+    assert forward.__func__ is type(lazy).forward
+    x = torch.tensor([-1.0, 0.5, 2.0])
+    assert torch.equal(forward(x), torch.relu(x) + 1)
