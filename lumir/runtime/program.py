@@ -534,7 +534,6 @@ class _Loader:
         self.fresh_roots = {output.root for output in fresh}
         self.tail: list[TailLaunch] = []
         self.warm_ups: list[WarmUp] = []
-        self._kernels: dict[LaunchOp, IntoKernel] = {}
         """What compiles each Triton kernel the program launches, without launching it
         (`lumir.runtime.triton_launch`): run together, in threads, when loading ends."""
         pdl = device.type == "cuda" and pdl_supported(device.index or 0)
@@ -699,16 +698,14 @@ class _Loader:
             ) from None
 
     def _load_launch(self, op: LaunchOp) -> None:
-        launch, inputs, output = self._bind_launch(op)
-        kernel_warm_up = getattr(self._kernels[op], "warm_up", None)
-        if kernel_warm_up is None:
-            self._append(launch)
-        else:
-            self._append(launch, lambda: kernel_warm_up(output, *inputs))
+        launch, _, _, warm_up = self._bind_launch(op)
+        self._append(launch, warm_up)
 
-    def _bind_launch(self, op: LaunchOp) -> tuple[Launch, list[torch.Tensor], torch.Tensor]:
-        """The launch of `op`, and the input and output tensors it runs on (the kernel
-        bound to them is kept in `_kernels`)."""
+    def _bind_launch(
+        self, op: LaunchOp
+    ) -> tuple[Launch, list[torch.Tensor], torch.Tensor, WarmUp | None]:
+        """The launch of `op`, the input and output tensors it runs on, and the warm-up
+        of its kernel where it is a Triton kernel (`lumir.runtime.triton_launch`)."""
         # A kernel of IN_PLACE_KERNELS may update its first input in place (the verifier
         # allows exactly that); every other input must not overlap the output.
         in_place = op.kernel.data in IN_PLACE_KERNELS and op.inputs and op.inputs[0] is op.output
@@ -725,13 +722,14 @@ class _Loader:
         try:
             params = op.kernel_params()
             kernel, _ = bind_into_kernel(kernel_name, params, inputs, output, self.pdl)
-            self._kernels[op] = kernel
         except UnknownKernelError:
             raise LumirDiagnosticError(
                 [op_diagnostic(op, f'the runtime has no kernel for "{kernel_name}"')]
             ) from None
         failure = op_diagnostic(op, f'kernel "{kernel_name}" failed')
-        return _kernel_launch(kernel, inputs, output, failure), inputs, output
+        kernel_warm_up = getattr(kernel, "warm_up", None)
+        warm_up = None if kernel_warm_up is None else lambda: kernel_warm_up(output, *inputs)
+        return _kernel_launch(kernel, inputs, output, failure), inputs, output, warm_up
 
     def _load_launch_group(self, op: LaunchGroupOp) -> None:
         """The members one by one on the CPU (the ungrouped program exactly); on CUDA one
@@ -743,7 +741,7 @@ class _Loader:
             _refuse_overlap(op, member.output, touched + [o.output for o in others[index:]])
         bound = [self._bind_launch(member) for member in members]
         if self.device.type != "cuda":
-            self.launches.append(_in_order([launch for launch, _, _ in bound]))
+            self.launches.append(_in_order([launch for launch, _, _, _ in bound]))
             return
         from lumir.runtime.launch_group import LaunchGroupError, Member, grouped_launch
 
@@ -751,7 +749,7 @@ class _Loader:
         try:
             launch = grouped_launch(
                 op.kernel(),
-                [Member(out, tuple(ins)) for _, ins, out in bound],
+                [Member(out, tuple(ins)) for _, ins, out, _ in bound],
                 dim.value.data if isinstance(dim, IntegerAttr) else 0,
                 self.pdl,
             )
