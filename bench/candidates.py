@@ -84,6 +84,14 @@ ESTIMATE_S = {
     ("llama", "reduce-overhead"): 25,
     ("llama", "max-autotune-no-cudagraphs"): 150,
     ("llama", "max-autotune"): 150,
+    ("gpt2", "eager"): 3,
+    ("gpt2", "eager-graph"): 5,
+    ("gpt2", "lumir-autotune"): 70,
+    ("gpt2", "lumir"): 60,
+    ("gpt2", "inductor"): 32,
+    ("gpt2", "reduce-overhead"): 25,
+    ("gpt2", "max-autotune-no-cudagraphs"): 150,
+    ("gpt2", "max-autotune"): 150,
 }
 """Seconds each candidate is expected to take on the H200 (compile, warm-up and timing),
 from shared measurements: inductor's 1B compile 16-32 s, max-autotune 104-149 s. The

@@ -41,9 +41,11 @@ from bench import candidates
 from bench.candidates import AUTOTUNE_MODES, ESTIMATE_S, ORDER, NotApplicable
 from bench.timing import first_call_seconds, peak_memory_gib, reset_peak_memory, time_calls
 from bench.workloads import (
+    GPT2_SHAPES,
     LLAMA_SHAPES,
     Workload,
     chain_workloads,
+    gpt2_workloads,
     layer_workloads,
     llama_workloads,
 )
@@ -52,9 +54,10 @@ DEFAULT_SEQS = {
     "chain": ["6", "128"],
     "layer": ["1", "128"],
     "llama": ["1", "6", "128", "1024", "decode"],
+    "gpt2": ["1", "128"],
 }
 QUICK_MODES = ("eager-graph", "reduce-overhead", "lumir-direct", "lumir-direct-replay")
-ITERS = {"chain": (20, 100), "layer": (10, 50), "llama": (5, 30)}
+ITERS = {"chain": (20, 100), "layer": (10, 50), "llama": (5, 30), "gpt2": (5, 30)}
 """(warm-up calls, timed calls) per workload family."""
 
 
@@ -101,7 +104,7 @@ def make_parser() -> argparse.ArgumentParser:
         prog="python3 -m bench.compare",
         description="Time lumir beside eager and torch.compile on the same inputs.",
     )
-    parser.add_argument("--workloads", default="chain,layer,llama", help="chain,layer,llama")
+    parser.add_argument("--workloads", default="chain,layer,llama", help="chain,layer,llama,gpt2")
     parser.add_argument(
         "--seqs",
         default=None,
@@ -121,6 +124,7 @@ def make_parser() -> argparse.ArgumentParser:
         help="also run max-autotune(-no-cudagraphs) on the 1B model (100-150 s each)",
     )
     parser.add_argument("--llama-shape", choices=sorted(LLAMA_SHAPES), default="1b")
+    parser.add_argument("--gpt2-shape", choices=sorted(GPT2_SHAPES), default="medium")
     parser.add_argument("--chain-hidden", type=int, default=2048)
     parser.add_argument("--iters", type=int, default=None, help="timed calls per candidate")
     return parser
@@ -144,7 +148,7 @@ def plan_from(args: argparse.Namespace) -> Plan:
             raise SystemExit(f"compare: unknown mode {name!r} (modes: {', '.join(ORDER)})")
     for family in families:
         if family not in DEFAULT_SEQS:
-            raise SystemExit(f"compare: unknown workload {family!r} (chain, layer, llama)")
+            raise SystemExit(f"compare: unknown workload {family!r} (chain, layer, llama, gpt2)")
     seqs = {}
     for family in families:
         given = _split(args.seqs) if args.seqs else DEFAULT_SEQS[family]
@@ -167,6 +171,8 @@ def build_workloads(plan: Plan, args: argparse.Namespace) -> list[Workload]:
         found += layer_workloads(seqs, LLAMA_SHAPES[args.llama_shape], plan.device)
     if "llama" in plan.families:
         found += llama_workloads(plan.seqs["llama"], LLAMA_SHAPES[args.llama_shape], plan.device)
+    if "gpt2" in plan.families:
+        found += gpt2_workloads(plan.seqs["gpt2"], GPT2_SHAPES[args.gpt2_shape], plan.device)
     return found
 
 
@@ -211,7 +217,8 @@ def run_candidate(
 
 
 def skip_reason(name: str, workload: Workload, plan: Plan, budget: Budget) -> str | None:
-    if workload.family == "llama" and name in AUTOTUNE_MODES and not plan.llama_autotune:
+    big_model = workload.family in ("llama", "gpt2")
+    if big_model and name in AUTOTUNE_MODES and not plan.llama_autotune:
         return (
             f"{name} is off for the 1B model by default (its compile takes 100-150 s); "
             "pass --llama-autotune"

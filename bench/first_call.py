@@ -62,6 +62,7 @@ TIMED = (
     ("    cuBLASLt plans", "lumir.runtime.cuda_cublaslt:CublasLtMatmulPlan", "__init__"),
     ("    nvmath import", "lumir.runtime.cuda_cublaslt", "_cublaslt"),
     ("    Triton compile", "triton.compiler.compiler", "compile"),
+    ("  first run + CUDA-graph capture", "lumir.runtime.program", "_warm_up_and_capture"),
 )
 """(label, module or module:Class, attribute) of each function `--timers` wraps."""
 

@@ -2,6 +2,7 @@
 
     PYTHONPATH=$PWD python3 -m bench.profile_lumir [--seq 6] [--replays 20] [--device cuda]
     PYTHONPATH=$PWD python3 -m bench.profile_lumir --model 1,decode   # the whole 1B model
+    PYTHONPATH=$PWD python3 -m bench.profile_lumir --model 1 --family gpt2 --peers reduce-overhead
 
 Profiles (torch.profiler, CUDA activity) `--replays` replays of:
 
@@ -31,7 +32,14 @@ import torch
 from torch.profiler import ProfilerActivity, profile
 
 from bench import candidates
-from bench.workloads import LLAMA_SHAPES, chain_workloads, layer_workloads, llama_workloads
+from bench.workloads import (
+    GPT2_SHAPES,
+    LLAMA_SHAPES,
+    chain_workloads,
+    gpt2_workloads,
+    layer_workloads,
+    llama_workloads,
+)
 
 
 def kernel_table(
@@ -82,12 +90,19 @@ def main() -> None:
     parser.add_argument("--replays", type=int, default=20)
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument("--model", help="profile the whole model at these seqs (e.g. 1,decode)")
+    parser.add_argument("--family", choices=("llama", "gpt2"), default="llama", help="--model's")
+    parser.add_argument(
+        "--peers",
+        default="eager-graph",
+        help="with --model: candidates profiled beside lumir, e.g. eager-graph,reduce-overhead",
+    )
     args = parser.parse_args()
     device = torch.device(args.device)
     torch.set_grad_enabled(False)
     on_gpu = device.type == "cuda"
     if args.model:
-        profile_model(args.model.split(","), device, args.replays)
+        peers = args.peers.split(",")
+        profile_model(args.model.split(","), device, args.replays, peers, args.family)
         return
     (chain,) = chain_workloads([args.seq], 2048 if on_gpu else 256, device)
     (layer,) = layer_workloads([args.seq], LLAMA_SHAPES["1b" if on_gpu else "tiny"], device)
@@ -107,12 +122,21 @@ def main() -> None:
         print_table(title, kernel_table(prepared.call, device, args.replays))
 
 
-def profile_model(seqs: list[str], device: torch.device, replays: int) -> None:
-    """Kernel tables and peak memory of the whole model, lumir backend and eager-graph."""
-    shape = LLAMA_SHAPES["1b" if device.type == "cuda" else "tiny"]
-    for workload in llama_workloads(seqs, shape, device):
-        for name in ("lumir", "eager-graph"):
-            title = f"Llama-1B model, {workload.seq}, {name}"
+def profile_model(
+    seqs: list[str], device: torch.device, replays: int, peers: list[str], family: str = "llama"
+) -> None:
+    """Kernel tables and peak memory of the whole model (the Llama-1B shape, or with
+    `family="gpt2"` the GPT-2-medium shape): the lumir backend and `peers`."""
+    on_gpu = device.type == "cuda"
+    if family == "gpt2":
+        workloads = gpt2_workloads(seqs, GPT2_SHAPES["medium" if on_gpu else "tiny"], device)
+        model = "GPT-2-medium model"
+    else:
+        workloads = llama_workloads(seqs, LLAMA_SHAPES["1b" if on_gpu else "tiny"], device)
+        model = "Llama-1B model"
+    for workload in workloads:
+        for name in ("lumir", *peers):
+            title = f"{model}, {workload.seq}, {name}"
             if device.type == "cuda":
                 torch.cuda.synchronize()
                 torch.cuda.reset_peak_memory_stats(device)

@@ -1,4 +1,6 @@
-"""The benchmark's workloads: the residual-chain module and the Llama-3.2-1B-shaped model.
+"""The benchmark's workloads: the residual-chain module, the Llama-3.2-1B-shaped model and
+a GPT-2-medium-shaped model (LayerNorm, fused-qkv split, GELU: an architecture beside
+Llama's).
 
 Each workload is a torch module plus the arguments of one call, built once per run with
 seeded random weights (no downloads). The residual-chain module is also written as `hl`
@@ -202,6 +204,45 @@ def llama_workloads(seqs: list[str], shape: LlamaShape, device: torch.device) ->
             continue
         ids = torch.randint(0, shape.vocab, (1, int(seq)), generator=generator).to(device)
         found.append(Workload("llama", seq, model, (ids,), {"use_cache": False}))
+    return found
+
+
+@dataclass(frozen=True)
+class Gpt2Shape:
+    """The GPT2Config fields the benchmark sets."""
+
+    layers: int
+    hidden: int
+    heads: int
+    vocab: int
+
+
+GPT2_SHAPES = {
+    "medium": Gpt2Shape(24, 1024, 16, 50257),  # gpt2-medium
+    "tiny": Gpt2Shape(2, 64, 4, 256),  # for running the harness on a CPU
+}
+
+
+def gpt2_workloads(seqs: list[str], shape: Gpt2Shape, device: torch.device) -> list[Workload]:
+    """Forward passes of a random-weight GPT2LMHeadModel of `shape` in bf16 at each seq."""
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    config = GPT2Config(
+        n_layer=shape.layers,
+        n_embd=shape.hidden,
+        n_head=shape.heads,
+        vocab_size=shape.vocab,
+        n_positions=2048,
+        attn_implementation="sdpa",
+    )
+    torch.manual_seed(0)
+    with torch.device(device):
+        model = GPT2LMHeadModel(config).to(torch.bfloat16).eval()
+    generator = torch.Generator(device="cpu").manual_seed(1)
+    found = []
+    for seq in seqs:
+        ids = torch.randint(0, shape.vocab, (1, int(seq)), generator=generator).to(device)
+        found.append(Workload("gpt2", seq, model, (ids,), {"use_cache": False}))
     return found
 
 

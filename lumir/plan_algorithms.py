@@ -61,6 +61,13 @@ def gemv_problems(desc: MatmulDescriptor) -> list[str]:
             f"epilogue = {desc.epilogue}, but the GEMV applies only "
             f"{', '.join(e.value for e in GEMV_EPILOGUES)}"
         )
+    k_step = op_element_steps(desc, Operand.A)[1]
+    if k_step != 1:
+        problems.append(
+            f"op(A) steps {k_step} elements along k, but the GEMV reads each row of op(A) "
+            f"contiguously (a weight stored [out, in], as nn.Linear's; an [in, out] weight, "
+            f"as GPT-2's Conv1D, is read coalesced by cuBLASLt's kernels instead)"
+        )
     return problems
 
 

@@ -1,12 +1,13 @@
 """The decomposition table aot_autograd applies before lumir imports a graph.
 
 A subset of torch's own decompositions (`torch._decomp`), chosen for what `hl` has:
-layer norm and its statistics become reductions and elementwise ops, `masked_fill`
-becomes `where`, and the `*_like` / `new_*` constructors become `full`. `linear` reaches
-the graph as `t` + `mm`; `addmm` and `baddbmm` are not decomposed here but imported as a
-product plus an add (lumir.frontend.structured.convert_addmm), so the bias, residual and
-alpha rules see them and half-precision products stay half precision (torch's
-decomposition computes them in f32 on CPU). Scaled-dot-product
+layer norm and its statistics (var, std and their `_mean` forms) become reductions and
+elementwise ops (through the `prims` torch writes them with: lumir.frontend.prims),
+`masked_fill` becomes `where`, and the `*_like` / `new_*` constructors become `full`.
+`linear` reaches the graph as `t` + `mm`; `addmm` and `baddbmm` are not decomposed here
+but imported as a product plus an add (lumir.frontend.structured.convert_addmm), so the
+bias, residual and alpha rules see them and half-precision products stay half precision
+(torch's decomposition computes them in f32 on CPU). Scaled-dot-product
 attention is deliberately absent: it stays one fused-attention node, imported as
 `hl.sdpa`.
 """
@@ -25,6 +26,8 @@ DECOMPOSED: tuple[object, ...] = (
     aten.native_layer_norm.default,
     aten.var_mean.correction,
     aten.var.correction,
+    aten.std.correction,
+    aten.std_mean.correction,
     aten.masked_fill.Scalar,
     aten.masked_fill.Tensor,
     aten.rsub.Scalar,

@@ -80,7 +80,8 @@ def convert_gelu(cx: ImportContext, node: fx.Node) -> SSAValue:
 
 
 def convert_to_copy(cx: ImportContext, node: fx.Node) -> SSAValue:
-    """aten._to_copy with only a dtype change (device changes are refused by the table)."""
+    """aten._to_copy with only a dtype change (device changes are refused by the table);
+    prims.convert_element_type(x, dtype), the same cast."""
     return cx.cast(cx.value(node.args[0]), element_type(cx.dtype(node)))
 
 

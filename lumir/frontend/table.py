@@ -18,12 +18,14 @@ from torch import fx
 from lumir.dialects import hl
 from lumir.frontend import elementwise as ew
 from lumir.frontend import generators as gen
+from lumir.frontend import prims as pr
 from lumir.frontend import structured as st
 from lumir.frontend import views as vw
 from lumir.frontend.context import ImportContext
 from lumir.frontend.dtypes import is_imported
 
 aten = torch.ops.aten
+prims = torch.ops.prims
 
 Check = Callable[[fx.Node], str | None]
 
@@ -62,11 +64,13 @@ def _no_dropout(node: fx.Node) -> str | None:
     return None
 
 
-def _first_output(node: fx.Node) -> str | None:
+def _imported_output(node: fx.Node) -> str | None:
     source = node.args[0]
+    if isinstance(source, fx.Node) and source.target in vw.SPLITS:
+        return None
     if isinstance(source, fx.Node) and source.target in st.SDPA_SIGNATURES:
         return None if node.args[1] == 0 or not node.users else "an attention statistic"
-    return "getitem of something other than an attention result"
+    return "getitem of something other than an attention result or a split"
 
 
 TABLE: dict[object, Row] = {
@@ -137,7 +141,7 @@ TABLE: dict[object, Row] = {
     aten.embedding.default: Row(st.convert_embedding),
     aten.cat.default: Row(st.convert_cat),
     **{kernel: Row(st.convert_sdpa, _no_dropout) for kernel in st.SDPA_SIGNATURES},
-    operator.getitem: Row(st.convert_getitem, _first_output),
+    operator.getitem: Row(st.convert_getitem, _imported_output),
     # views
     aten.view.default: Row(vw.convert_reshape),
     aten._unsafe_view.default: Row(vw.convert_reshape),
@@ -152,6 +156,13 @@ TABLE: dict[object, Row] = {
     aten.expand.default: Row(vw.convert_expand),
     aten.slice.Tensor: Row(vw.convert_slice),
     aten.select.int: Row(vw.convert_select),
+    **{split: Row(vw.convert_split) for split in sorted(vw.SPLITS, key=str)},
+    # what torch's reference decompositions (layer norm, var_mean, ...) leave behind
+    prims.var.default: Row(pr.convert_var, pr.reduction_check),
+    prims.sum.default: Row(pr.convert_sum, pr.reduction_check),
+    prims.div.default: Row(ew.binary(hl.DivOp), pr.floating_division),
+    prims.broadcast_in_dim.default: Row(pr.convert_broadcast_in_dim),
+    prims.convert_element_type.default: Row(ew.convert_to_copy),
 }
 """ATen overload -> how lumir imports it. Nodes whose target is not here run in eager."""
 

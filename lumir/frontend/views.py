@@ -5,11 +5,13 @@ Under value semantics a view is its data rearranged: `view`/`_unsafe_view`/`unsq
 `hl.transpose` (hl-to-cublaslt folds a last-two-dims transpose into `transa`/`transb`),
 `expand` is `hl.expand`, `slice` is `hl.slice` with bounds normalised into the dimension
 (so a specialisation for a new length carries its own bounds), and `select` a slice then
-a reshape that drops the dimension.
+a reshape that drops the dimension. `split`, `split_with_sizes` and `unbind` are the
+same slices, one per `getitem` of their result.
 """
 
 from __future__ import annotations
 
+import torch
 from torch import fx
 from xdsl.dialects.builtin import IntegerAttr, TensorType, i64
 from xdsl.ir import SSAValue
@@ -95,3 +97,42 @@ def convert_select(cx: ImportContext, node: fx.Node) -> SSAValue:
     index %= size
     sliced = _slice(cx, x, dim, index, index + 1, 1)
     return cx.reshape(sliced, cx.tensor_type(node))
+
+
+SPLITS: frozenset[object] = frozenset(
+    {
+        torch.ops.aten.split.Tensor,
+        torch.ops.aten.split_with_sizes.default,
+        torch.ops.aten.unbind.int,
+    }
+)
+"""Multi-output view ops: the node itself emits nothing, each `getitem` of it a slice."""
+
+
+def convert_split(cx: ImportContext, node: fx.Node) -> None:
+    """split / split_with_sizes / unbind: no value of their own; `split_piece` makes the
+    piece each `operator.getitem` reads, so pieces nobody reads cost nothing."""
+    cx.value(node.args[0])  # the input must be imported
+
+
+def split_piece(cx: ImportContext, split: fx.Node, index: int, piece: fx.Node) -> SSAValue:
+    """Piece `index` of `split` (whose getitem node is `piece`): a slice along the split
+    dimension (for unbind, a one-wide slice reshaped without it)."""
+    x = cx.value(split.args[0])
+    assert isinstance(x.type, TensorType)
+    rank = len(x.type.get_shape())
+    default_dim = 1 if split.target is torch.ops.aten.unbind.int else 2
+    dim = split.args[default_dim] if len(split.args) > default_dim else split.kwargs.get("dim", 0)
+    dim = int(dim) % rank  # type: ignore[arg-type]
+    size = x.type.get_shape()[dim]
+    if split.target is torch.ops.aten.unbind.int:
+        return cx.reshape(_slice(cx, x, dim, index, index + 1, 1), cx.tensor_type(piece))
+    if split.target is torch.ops.aten.split.Tensor:
+        width = cx.integer(split.args[1])
+        start = index * width
+        end = min(start + width, size)
+    else:
+        sizes = cx.integers(split.args[1])  # type: ignore[arg-type]
+        start = sum(sizes[:index])
+        end = start + sizes[index]
+    return _slice(cx, x, dim, start, end, 1)

@@ -57,7 +57,41 @@ func.func @block(%x: tensor<4x64xbf16>, %g: tensor<64xbf16>, %wg: tensor<64x128x
 }
 """
 
-WORKLOADS = {"chain": chain_hl(8, 64, 2), "rmsnorm_swiglu": RMSNORM_SWIGLU}
+LAYERNORM_LINEAR = """
+func.func @block(%x: tensor<4x64xbf16>, %g: tensor<64xbf16>, %beta: tensor<64xbf16>,
+                 %w: tensor<64x64xbf16>) -> tensor<4x64xbf16> {
+  %f = hl.cast %x : tensor<4x64xbf16> -> tensor<4x64xf32>
+  %n = hl.constant {value = dense<6.400000e+01> : tensor<f32>} : tensor<f32>
+  %m = hl.mean %f {dims = array<i64: 1>, keepdim} : tensor<4x64xf32> -> tensor<4x1xf32>
+  %d = hl.sub %f, %m : (tensor<4x64xf32>, tensor<4x1xf32>) -> tensor<4x64xf32>
+  %d2 = hl.mul %d, %d : (tensor<4x64xf32>, tensor<4x64xf32>) -> tensor<4x64xf32>
+  %ss = hl.sum %d2 {dims = array<i64: 1>, keepdim} : tensor<4x64xf32> -> tensor<4x1xf32>
+  %var = hl.div %ss, %n : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+  %s = hl.sum %f {dims = array<i64: 1>, keepdim} : tensor<4x64xf32> -> tensor<4x1xf32>
+  %mean = hl.div %s, %n : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+  %eps = hl.constant {value = dense<1.000000e-05> : tensor<f32>} : tensor<f32>
+  %ve = hl.add %var, %eps : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+  %r = hl.rsqrt %ve : tensor<4x1xf32> -> tensor<4x1xf32>
+  %c = hl.sub %f, %mean : (tensor<4x64xf32>, tensor<4x1xf32>) -> tensor<4x64xf32>
+  %y = hl.mul %c, %r : (tensor<4x64xf32>, tensor<4x1xf32>) -> tensor<4x64xf32>
+  %gf = hl.cast %g : tensor<64xbf16> -> tensor<64xf32>
+  %yg = hl.mul %y, %gf : (tensor<4x64xf32>, tensor<64xf32>) -> tensor<4x64xf32>
+  %bf = hl.cast %beta : tensor<64xbf16> -> tensor<64xf32>
+  %yb = hl.add %yg, %bf : (tensor<4x64xf32>, tensor<64xf32>) -> tensor<4x64xf32>
+  %h = hl.cast %yb : tensor<4x64xf32> -> tensor<4x64xbf16>
+  %o = hl.matmul %h, %w : (tensor<4x64xbf16>, tensor<64x64xbf16>) -> tensor<4x64xbf16>
+  %res = hl.add %x, %o : (tensor<4x64xbf16>, tensor<4x64xbf16>) -> tensor<4x64xbf16>
+  func.return %res : tensor<4x64xbf16>
+}
+"""
+"""A LayerNorm as torch's decomposition imports it (two-pass variance, a separate sum
+for the mean: three row reductions), then a projection and the residual add."""
+
+WORKLOADS = {
+    "chain": chain_hl(8, 64, 2),
+    "rmsnorm_swiglu": RMSNORM_SWIGLU,
+    "layernorm_linear": LAYERNORM_LINEAR,
+}
 
 skip_no_triton = pytest.mark.skipif(
     triton_interpreter_available() is not None,

@@ -83,6 +83,43 @@ def test_views_become_shape_ops():
     assert {"hl.reshape", "hl.transpose", "hl.expand", "hl.slice"} <= ops
 
 
+def test_layer_norm_and_its_statistics_import_without_prims_left():
+    """torch's layer-norm decomposition is written with prims (var, sum, div,
+    broadcast_in_dim); every one of them imports, in f32 and through bf16."""
+    x, w, b = torch.randn(2, 3, 16), torch.randn(16), torch.randn(16)
+    imported = _check(lambda a, c, d: F.layer_norm(a, (16,), c, d, 1e-5), x, w, b, atol=1e-5)
+    assert {"hl.mean", "hl.sum"} <= set(_ops(imported))
+    _check(lambda a: F.layer_norm(a, (3, 16)), x, atol=1e-5)  # two normalised dims
+    _check(lambda a: torch.var_mean(a, [0, 2], correction=1), x, atol=1e-5)
+    _check(lambda a: (torch.var(a, -1), torch.std(a, 1, keepdim=True)), x, atol=1e-5)
+    half = x.to(torch.bfloat16), w.to(torch.bfloat16), b.to(torch.bfloat16)
+    _check(lambda a, c, d: F.layer_norm(a, (16,), c, d), *half, atol=2**-7)
+    _check(lambda a: torch.ops.prims.convert_element_type(a, torch.bfloat16), x, atol=0)
+
+
+def test_a_variance_over_too_few_elements_is_nan_as_in_torch():
+    x = torch.randn(3, 1)
+    imported = import_graph(_trace(lambda a: torch.var(a, -1), x), {})
+    (got,) = interpret(imported.module, [x])
+    assert got.shape == (3,) and bool(torch.isnan(got).all())
+
+
+def test_splits_become_one_slice_per_piece_read():
+    x = torch.randn(2, 10, 6)
+    imported = _check(
+        lambda a: (
+            *a.split(4, 1),
+            *a.split_with_sizes([1, 5], -1),
+            *a.chunk(3, 2),
+            *a.unbind(0),
+        ),
+        x,
+    )
+    assert "hl.slice" in _ops(imported)
+    unread = _check(lambda a: a.split(3, 1)[1] * 2, x)  # only the piece read is sliced
+    assert _ops(unread).count("hl.slice") == 1
+
+
 def test_matmuls_and_linear():
     x, w, b = torch.randn(2, 3, 8), torch.randn(5, 8), torch.randn(5)
     imported = _check(lambda a, c, d: F.linear(a, c, d), x, w, b)

@@ -51,6 +51,14 @@ def test_a_cpu_run_writes_every_candidate_with_a_status(tmp_path: Path) -> None:
     assert "| chain 6 |" in table and "CPU" in table.splitlines()[0]
 
 
+def test_the_gpt2_workload_runs_through_lumir_close_to_eager(tmp_path: Path) -> None:
+    argv = ["--device", "cpu", "--workloads", "gpt2", "--gpt2-shape", "tiny", "--seqs", "5"]
+    argv += ["--modes", "eager,lumir", "--iters", "2", "--out", str(tmp_path)]
+    assert main(argv) == 0
+    lumir = _rows(tmp_path)[("gpt2", "5", "lumir")]
+    assert lumir["status"] == "ok" and float(lumir["max_abs_err_vs_eager"]) < 0.05
+
+
 def test_quick_is_the_chain_with_two_torch_modes_and_lumir() -> None:
     plan = plan_from(make_parser().parse_args(["--quick", "--device", "cpu"]))
     assert plan.families == ["chain"] and plan.seqs == {"chain": ["6", "128"]}

@@ -1,0 +1,93 @@
+"""Hugging Face architectures beyond Llama compile whole: LayerNorm, fused-qkv splits.
+
+GPT-2 (LayerNorm, one c_attn projection split into q, k, v, GELU), Phi (LayerNorm,
+partial rotary) and OPT (LayerNorm, biases everywhere) reach lumir as graphs with no
+op it lacks: no fallback warning, logits as eager's.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+import torch
+
+import lumir.backend  # noqa: F401  (registers "lumir" where lumir is not pip-installed)
+from lumir.backend import LumirFallbackWarning, stats
+
+transformers = pytest.importorskip("transformers")
+
+CONFIGS = {
+    "gpt2": lambda: transformers.GPT2Config(
+        n_embd=64, n_layer=2, n_head=4, vocab_size=256, n_positions=64
+    ),
+    "phi": lambda: transformers.PhiConfig(
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=128,
+        vocab_size=256,
+    ),
+    "opt": lambda: transformers.OPTConfig(
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        ffn_dim=128,
+        vocab_size=256,
+        word_embed_proj_dim=64,
+    ),
+}
+
+
+def _model(name: str, dtype: torch.dtype) -> torch.nn.Module:
+    torch.manual_seed(0)
+    config = CONFIGS[name]()
+    return transformers.AutoModelForCausalLM.from_config(config).eval().to(dtype)
+
+
+def _compiled_logits(model: torch.nn.Module, ids: torch.Tensor) -> tuple[torch.Tensor, list]:
+    torch._dynamo.reset()
+    stats.reset()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        logits = torch.compile(model, backend="lumir")(input_ids=ids).logits
+    return logits, [w for w in caught if issubclass(w.category, LumirFallbackWarning)]
+
+
+@torch.no_grad()
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+def test_f32_model_compiles_whole_and_matches_eager(name: str) -> None:
+    model = _model(name, torch.float32)
+    ids = torch.randint(0, 256, (2, 9), generator=torch.Generator().manual_seed(1))
+    logits, fallbacks = _compiled_logits(model, ids)
+    assert fallbacks == [], [str(w.message) for w in fallbacks]
+    assert sum(len(g.partitions) for g in stats.GRAPHS) >= 1
+    torch.testing.assert_close(logits, model(input_ids=ids).logits, atol=1e-4, rtol=1e-4)
+
+
+@torch.no_grad()
+def test_bf16_gpt2_is_as_close_to_f32_as_eager_bf16() -> None:
+    ids = torch.randint(0, 256, (2, 9), generator=torch.Generator().manual_seed(2))
+    reference = _model("gpt2", torch.float32)(input_ids=ids).logits
+    model = _model("gpt2", torch.bfloat16)
+    logits, fallbacks = _compiled_logits(model, ids)
+    assert fallbacks == []
+    eager_error = (model(input_ids=ids).logits.float() - reference).abs().mean()
+    lumir_error = (logits.float() - reference).abs().mean()
+    assert lumir_error <= 1.5 * eager_error, (lumir_error, eager_error)
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+@torch.no_grad()
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+def test_model_on_cuda_compiles_whole_and_matches_eager(name: str) -> None:
+    pytest.importorskip("triton")
+    model = _model(name, torch.bfloat16).cuda()
+    ids = torch.randint(0, 256, (2, 9), device="cuda")
+    reference = _model(name, torch.float32).cuda()(input_ids=ids).logits
+    logits, fallbacks = _compiled_logits(model, ids)
+    assert fallbacks == [], [str(w.message) for w in fallbacks]
+    eager_error = (model(input_ids=ids).logits.float() - reference).abs().mean()
+    lumir_error = (logits.float() - reference).abs().mean()
+    assert lumir_error <= 1.5 * eager_error, (lumir_error, eager_error)
