@@ -62,6 +62,8 @@ _SHAPE_PRESERVING = (
     hl.GeluOp,
     hl.CosOp,
     hl.SinOp,
+    hl.LogOp,
+    hl.AbsOp,
     hl.CumsumOp,
     hl.IndexCopyOp,
 )

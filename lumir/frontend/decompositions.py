@@ -3,7 +3,8 @@
 A subset of torch's own decompositions (`torch._decomp`), chosen for what `hl` has:
 layer norm and its statistics (var, std and their `_mean` forms) become reductions and
 elementwise ops (through the `prims` torch writes them with: lumir.frontend.prims),
-`masked_fill` becomes `where`, and the `*_like` / `new_*` constructors become `full`.
+`masked_fill` becomes `where`, the `*_like` / `new_*` constructors become `full`, and
+`stack` and `repeat` become the views and `cat` they are made of.
 `linear` reaches the graph as `t` + `mm`; `addmm` and `baddbmm` are not decomposed here
 but imported as a product plus an add (lumir.frontend.structured.convert_addmm), so the
 bias, residual and alpha rules see them and half-precision products stay half precision
@@ -42,6 +43,8 @@ DECOMPOSED: tuple[object, ...] = (
     aten.ones.default,
     aten.hardtanh.default,
     aten.leaky_relu.default,
+    aten.stack.default,
+    aten.repeat.default,
 )
 """The overloads lumir asks aot_autograd to decompose (each has a torch decomposition)."""
 

@@ -153,7 +153,7 @@ def convert_softmax(cx: ImportContext, node: fx.Node) -> SSAValue:
 
 
 def convert_full(cx: ImportContext, node: fx.Node) -> SSAValue:
-    """aten.full / scalar_tensor: a splat constant of the node's shape and dtype."""
+    """aten.full / full_like / scalar_tensor: a splat constant of the node's shape and dtype."""
     dtype = cx.dtype(node)
     fill = node.args[1] if node.target != torch.ops.aten.scalar_tensor.default else node.args[0]
     literal = float(fill) if dtype.is_floating_point else int(fill)

@@ -338,8 +338,8 @@ class _Generator:
         name = op.name
         if name in binary:
             return f"{x[0]} {binary[name]} {x[1]}"
-        if name == "hl.maximum":
-            return f"tl.maximum({x[0]}, {x[1]})"
+        if name in ("hl.maximum", "hl.minimum"):  # NaN wins, as in torch.maximum
+            return f"tl.{name[3:]}({x[0]}, {x[1]}, propagate_nan=tl.PropagateNan.ALL)"
         if name == "hl.pow":
             exponent = self.literals.get(op.operands[1])
             if exponent is None:
@@ -350,7 +350,9 @@ class _Generator:
             "hl.rsqrt": "tl.rsqrt({0})",
             "hl.sqrt": "tl.sqrt({0})",
             "hl.exp": "tl.exp({0})",
-            "hl.relu": "tl.maximum({0}, 0.0)",
+            "hl.log": "tl.log({0})",
+            "hl.abs": "tl.abs({0})",
+            "hl.relu": "tl.maximum({0}, 0.0, propagate_nan=tl.PropagateNan.ALL)",
             "hl.silu": "{0} * tl.sigmoid({0})",
             "hl.sigmoid": "tl.sigmoid({0})",
             "hl.tanh": "2.0 * tl.sigmoid(2.0 * {0}) - 1.0",

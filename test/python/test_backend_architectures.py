@@ -1,8 +1,10 @@
-"""Hugging Face architectures beyond Llama compile whole: LayerNorm, fused-qkv splits.
+"""Hugging Face architectures beyond Llama compile whole: LayerNorm, fused-qkv splits, T5.
 
 GPT-2 (LayerNorm, one c_attn projection split into q, k, v, GELU), Phi (LayerNorm,
-partial rotary) and OPT (LayerNorm, biases everywhere) reach lumir as graphs with no
-op it lacks: no fallback warning, logits as eager's.
+partial rotary), GPT-J (interleaved rotary built with `stack`) and OPT (LayerNorm,
+biases everywhere) reach lumir as graphs with no
+op it lacks: no fallback warning, logits as eager's. So does T5 (an encoder-decoder with
+relative-position buckets).
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ CONFIGS = {
         num_attention_heads=4,
         intermediate_size=128,
         vocab_size=256,
+    ),
+    "gptj": lambda: transformers.GPTJConfig(
+        n_embd=64, n_layer=2, n_head=4, vocab_size=256, rotary_dim=8
     ),
     "opt": lambda: transformers.OPTConfig(
         hidden_size=64,
@@ -91,3 +96,32 @@ def test_model_on_cuda_compiles_whole_and_matches_eager(name: str) -> None:
     eager_error = (model(input_ids=ids).logits.float() - reference).abs().mean()
     lumir_error = (logits.float() - reference).abs().mean()
     assert lumir_error <= 1.5 * eager_error, (lumir_error, eager_error)
+
+
+ON_CUDA = pytest.param(
+    "cuda",
+    marks=[
+        pytest.mark.cuda,
+        pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device"),
+    ],
+)
+
+
+@torch.no_grad()
+@pytest.mark.parametrize("device", ["cpu", ON_CUDA])
+def test_t5_encoder_decoder_compiles_whole_and_matches_eager(device: str) -> None:
+    """T5's relative-position buckets (abs, log, minimum, full_like) import too."""
+    torch.manual_seed(0)
+    config = transformers.T5Config(
+        d_model=64, num_layers=2, num_heads=4, d_ff=128, d_kv=16, vocab_size=256
+    )
+    model = transformers.T5Model(config).eval().to(device)
+    ids = torch.randint(0, 256, (2, 9), generator=torch.Generator().manual_seed(3)).to(device)
+    torch._dynamo.reset()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = torch.compile(model, backend="lumir")(input_ids=ids, decoder_input_ids=ids[:, :5])
+    fallbacks = [w for w in caught if issubclass(w.category, LumirFallbackWarning)]
+    assert fallbacks == [], [str(w.message) for w in fallbacks]
+    want = model(input_ids=ids, decoder_input_ids=ids[:, :5])
+    torch.testing.assert_close(got.last_hidden_state, want.last_hidden_state, atol=1e-4, rtol=1e-4)

@@ -61,6 +61,13 @@ def test_unary_activations_and_gelu():
     _check(lambda a: torch.rsqrt(a * a + 1) + F.silu(a) + torch.tanh(a) + F.gelu(a), x)
 
 
+def test_log_abs_minimum_and_full_like():
+    """T5's relative-position buckets: log of a ratio, abs, minimum, full_like."""
+    x = torch.randn(3, 4)
+    _check(lambda a: torch.minimum(torch.log(a.abs() + 1), torch.full_like(a, 0.5)), x)
+    _check(lambda a: torch.minimum(a, -a) + torch.full_like(a, 2, dtype=torch.int64), x)
+
+
 def test_reductions_softmax_and_casts():
     x = torch.randn(2, 3, 4)
     _check(lambda a: (a.pow(2).mean(-1, keepdim=True), a.sum([0, 2]), a.amax(1)), x)
@@ -117,6 +124,7 @@ def test_splits_become_one_slice_per_piece_read():
     )
     assert "hl.slice" in _ops(imported)
     unread = _check(lambda a: a.split(3, 1)[1] * 2, x)  # only the piece read is sliced
+    _check(lambda a: (torch.stack([a, -a], -1), a.repeat(2, 1, 3)), x)  # torch decomposes
     assert _ops(unread).count("hl.slice") == 1
 
 

@@ -22,6 +22,7 @@ from xdsl.ir import Dialect
 from lumir.dialects.hl import infer
 from lumir.dialects.hl.constants import ConstantOp, splat
 from lumir.dialects.hl.elementwise import (
+    AbsOp,
     AddOp,
     BitwiseAndOp,
     CastOp,
@@ -34,7 +35,9 @@ from lumir.dialects.hl.elementwise import (
     ExpOp,
     GeluApproximation,
     GeluOp,
+    LogOp,
     MaximumOp,
+    MinimumOp,
     MulOp,
     NegOp,
     PowOp,
@@ -76,6 +79,7 @@ HL = Dialect(
         DivOp,
         PowOp,
         MaximumOp,
+        MinimumOp,
         NegOp,
         RsqrtOp,
         SqrtOp,
@@ -105,6 +109,8 @@ HL = Dialect(
         ConstantOp,
         CosOp,
         SinOp,
+        LogOp,
+        AbsOp,
         BitwiseAndOp,
         ArangeOp,
         CumsumOp,
@@ -119,6 +125,7 @@ HL = Dialect(
 
 __all__ = [
     "HL",
+    "AbsOp",
     "AddOp",
     "AddmmOp",
     "AmaxOp",
@@ -143,9 +150,11 @@ __all__ = [
     "IndexCopyOp",
     "IndexOp",
     "LinearOp",
+    "LogOp",
     "MatmulOp",
     "MaximumOp",
     "MeanOp",
+    "MinimumOp",
     "MulOp",
     "NegOp",
     "PadOp",

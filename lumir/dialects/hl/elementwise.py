@@ -93,6 +93,13 @@ class MaximumOp(ElementwiseBinaryOp):
 
 
 @irdl_op_definition
+class MinimumOp(ElementwiseBinaryOp):
+    """aten.minimum."""
+
+    name = "hl.minimum"
+
+
+@irdl_op_definition
 class BitwiseAndOp(ElementwiseBinaryOp):
     """aten.bitwise_and.Tensor, on integer or i1 tensors (a mask's logical and)."""
 
@@ -143,6 +150,20 @@ class ExpOp(ElementwiseUnaryOp):
     """aten.exp."""
 
     name = "hl.exp"
+
+
+@irdl_op_definition
+class LogOp(ElementwiseUnaryOp):
+    """aten.log."""
+
+    name = "hl.log"
+
+
+@irdl_op_definition
+class AbsOp(ElementwiseUnaryOp):
+    """aten.abs."""
+
+    name = "hl.abs"
 
 
 @irdl_op_definition
