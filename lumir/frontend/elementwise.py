@@ -152,6 +152,28 @@ def convert_softmax(cx: ImportContext, node: fx.Node) -> SSAValue:
     return cx.emit(hl.SoftmaxOp(x, int(node.args[1])))
 
 
+def convert_safe_softmax(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """aten._safe_softmax(x, dim): softmax, except that a row whose every score is -inf
+    (a fully masked attention row) is 0 rather than NaN: `where(amax == -inf, 0,
+    softmax)`, the row maximum being -inf exactly when every score is."""
+    element = element_type(cx.dtype(node))
+    x = cx.cast(cx.value(node.args[0]), element)
+    dim = int(node.args[1])  # type: ignore[arg-type]
+    probabilities = cx.emit(hl.SoftmaxOp(x, dim))
+    peak = cx.emit(hl.AmaxOp(x, [dim], True))
+    assert isinstance(peak.type, TensorType)
+    masked = hl.CompareOp(
+        operands=[peak, cx.constant(float("-inf"), element)],
+        result_types=[TensorType(i1, list(peak.type.get_shape()))],
+        properties={"predicate": StringAttr("eq")},
+    )
+    zero = cx.constant(0.0, element)
+    where = hl.WhereOp(
+        operands=[cx.emit(masked), zero, probabilities], result_types=[probabilities.type]
+    )
+    return cx.emit(where)
+
+
 def convert_full(cx: ImportContext, node: fx.Node) -> SSAValue:
     """aten.full / full_like / scalar_tensor: a splat constant of the node's shape and dtype."""
     dtype = cx.dtype(node)

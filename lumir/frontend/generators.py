@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import torch
 from torch import fx
+from xdsl.dialects.builtin import TensorType, i64
 from xdsl.ir import SSAValue
 
 from lumir.dialects import hl
@@ -58,6 +59,39 @@ def index_check(node: fx.Node) -> str | None:
         if not isinstance(value, torch.Tensor) or value.dtype not in _INDEX_DTYPES:
             dtype = getattr(value, "dtype", None)
             return f"an index of dtype {dtype} (boolean masks run in eager)"
+    return None
+
+
+def convert_gather(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """aten.gather(x, dim, index): one `hl.index` over every dimension of x. Along `dim`
+    it reads `index`; along every other dimension d, position i of the result reads
+    position i of x (an `hl.arange` over index's size there, shaped to broadcast along
+    d only), which is gather's definition: out[i][j][k] = x[i][index[i][j][k]][k]."""
+    x, dim, index = cx.value(node.args[0]), node.args[1], node.args[2]
+    sizes = cx.shape(index)  # type: ignore[arg-type]
+    axis = int(dim) % len(sizes)  # type: ignore[arg-type]
+    indices = []
+    for d, size in enumerate(sizes):
+        if d == axis:
+            indices.append(cx.value(index))
+            continue
+        positions = cx.emit(hl.ArangeOp(0, size, 1, i64))
+        unit = [size if e == d else 1 for e in range(len(sizes))]
+        indices.append(cx.reshape(positions, TensorType(i64, unit)))
+    return cx.emit(hl.IndexOp(x, indices))
+
+
+def gather_check(node: fx.Node) -> str | None:
+    """A dense gather with an index of x's rank (torch requires both); `sparse_grad`
+    is for training and stays in eager."""
+    sparse = node.args[3] if len(node.args) > 3 else node.kwargs.get("sparse_grad", False)
+    if sparse:
+        return "sparse_grad=True"
+    x, index = (a.meta.get("val") for a in (node.args[0], node.args[2]))  # type: ignore[union-attr]
+    if not isinstance(x, torch.Tensor) or not isinstance(index, torch.Tensor):
+        return "not a tensor gather"
+    if index.dim() == 0 or index.dim() != x.dim():
+        return f"an index of rank {index.dim()} for an input of rank {x.dim()}"
     return None
 
 

@@ -125,6 +125,7 @@ TABLE: dict[object, Row] = {
     aten.mean.dim: Row(ew.reduction(hl.MeanOp)),
     aten.amax.default: Row(ew.reduction(hl.AmaxOp)),
     aten._softmax.default: Row(ew.convert_softmax),
+    aten._safe_softmax.default: Row(ew.convert_safe_softmax),
     # constants
     aten.full.default: Row(ew.convert_full),
     aten.arange.default: Row(gen.convert_arange, gen.arange_check),
@@ -133,6 +134,7 @@ TABLE: dict[object, Row] = {
     # running sums, integer-tensor indexing, padding
     aten.cumsum.default: Row(gen.convert_cumsum),
     aten.index.Tensor: Row(gen.convert_index, gen.index_check),
+    aten.gather.default: Row(gen.convert_gather, gen.gather_check),
     aten.index_copy.default: Row(gen.convert_index_copy, gen.index_copy_check),
     aten.constant_pad_nd.default: Row(gen.convert_pad),
     aten.scalar_tensor.default: Row(ew.convert_full),

@@ -3,8 +3,9 @@
 GPT-2 (LayerNorm, one c_attn projection split into q, k, v, GELU), Phi (LayerNorm,
 partial rotary), GPT-J (interleaved rotary built with `stack`) and OPT (LayerNorm,
 biases everywhere) reach lumir as graphs with no
-op it lacks: no fallback warning, logits as eager's. So does T5 (an encoder-decoder with
-relative-position buckets).
+op it lacks: no fallback warning, logits as eager's. So do BERT (an encoder; its
+token-type ids are a `gather`) and T5 (an encoder-decoder with relative-position
+buckets).
 """
 
 from __future__ import annotations
@@ -96,6 +97,29 @@ def test_model_on_cuda_compiles_whole_and_matches_eager(name: str) -> None:
     eager_error = (model(input_ids=ids).logits.float() - reference).abs().mean()
     lumir_error = (logits.float() - reference).abs().mean()
     assert lumir_error <= 1.5 * eager_error, (lumir_error, eager_error)
+
+
+@torch.no_grad()
+def test_bert_encoder_compiles_whole_and_matches_eager() -> None:
+    """BERT: LayerNorm, exact GELU, and its token-type ids read with `torch.gather`."""
+    torch.manual_seed(0)
+    config = transformers.BertConfig(
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=128,
+        vocab_size=256,
+    )
+    model = transformers.BertModel(config).eval()
+    ids = torch.randint(0, 256, (2, 9), generator=torch.Generator().manual_seed(4))
+    torch._dynamo.reset()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = torch.compile(model, backend="lumir")(input_ids=ids).last_hidden_state
+    fallbacks = [w for w in caught if issubclass(w.category, LumirFallbackWarning)]
+    assert fallbacks == [], [str(w.message) for w in fallbacks]
+    want = model(input_ids=ids).last_hidden_state
+    torch.testing.assert_close(got, want, atol=1e-4, rtol=1e-4)
 
 
 ON_CUDA = pytest.param(

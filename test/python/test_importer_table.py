@@ -68,6 +68,21 @@ def test_log_abs_minimum_and_full_like():
     _check(lambda a: torch.minimum(a, -a) + torch.full_like(a, 2, dtype=torch.int64), x)
 
 
+def test_gather_along_any_dimension():
+    x = torch.randn(3, 5, 4)
+    index = torch.randint(0, 5, (3, 7, 2))
+    imported = _check(lambda a, i: torch.gather(a, 1, i), x, index, atol=0)
+    assert "hl.index" in _ops(imported)
+    _check(lambda a, i: torch.gather(a, -1, i), x, torch.randint(0, 4, (2, 5, 6)), atol=0)
+
+
+def test_safe_softmax_is_zero_on_fully_masked_rows():
+    x = torch.randn(3, 6)
+    x[1] = float("-inf")  # a fully masked row: 0, where plain softmax gives NaN
+    _check(lambda a: torch.ops.aten._safe_softmax(a, -1), x)
+    _check(lambda a: torch.ops.aten._safe_softmax(a.to(torch.bfloat16), 1), x, atol=2**-8)
+
+
 def test_reductions_softmax_and_casts():
     x = torch.randn(2, 3, 4)
     _check(lambda a: (a.pow(2).mean(-1, keepdim=True), a.sum([0, 2]), a.amax(1)), x)
