@@ -1,8 +1,9 @@
 """Hugging Face architectures beyond Llama compile whole: LayerNorm, fused-qkv splits, T5.
 
 GPT-2 (LayerNorm, one c_attn projection split into q, k, v, GELU), Phi (LayerNorm,
-partial rotary), GPT-J (interleaved rotary built with `stack`) and OPT (LayerNorm,
-biases everywhere) reach lumir as graphs with no
+partial rotary), GPT-J (interleaved rotary built with `stack`), GPT-NeoX and Falcon
+(fused qkv, parallel attention and MLP), OPT (LayerNorm, biases everywhere) and
+Llama's grouped-query relatives (Mistral, Qwen2, Gemma) reach lumir as graphs with no
 op it lacks: no fallback warning, logits as eager's. So do BERT (an encoder; its
 token-type ids are a `gather`) and T5 (an encoder-decoder with relative-position
 buckets).
@@ -20,6 +21,16 @@ from lumir.backend import LumirFallbackWarning, stats
 
 transformers = pytest.importorskip("transformers")
 
+_GQA = dict(
+    hidden_size=64,
+    num_hidden_layers=2,
+    num_attention_heads=4,
+    num_key_value_heads=2,
+    intermediate_size=128,
+    vocab_size=256,
+)
+"""A tiny grouped-query decoder (Llama's family: Mistral, Qwen2, Gemma)."""
+
 CONFIGS = {
     "gpt2": lambda: transformers.GPT2Config(
         n_embd=64, n_layer=2, n_head=4, vocab_size=256, n_positions=64
@@ -31,6 +42,19 @@ CONFIGS = {
         intermediate_size=128,
         vocab_size=256,
     ),
+    "falcon": lambda: transformers.FalconConfig(
+        hidden_size=64, num_hidden_layers=2, num_attention_heads=4, vocab_size=256
+    ),
+    "gemma": lambda: transformers.GemmaConfig(**_GQA, head_dim=16),
+    "gpt_neox": lambda: transformers.GPTNeoXConfig(
+        hidden_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=128,
+        vocab_size=256,
+    ),
+    "mistral": lambda: transformers.MistralConfig(**_GQA),
+    "qwen2": lambda: transformers.Qwen2Config(**_GQA),
     "gptj": lambda: transformers.GPTJConfig(
         n_embd=64, n_layer=2, n_head=4, vocab_size=256, rotary_dim=8
     ),
