@@ -6,7 +6,8 @@ partial rotary), GPT-J (interleaved rotary built with `stack`), GPT-NeoX and Fal
 Llama's grouped-query relatives (Mistral, Qwen2, Gemma) reach lumir as graphs with no
 op it lacks: no fallback warning, logits as eager's. So do BERT (an encoder; its
 token-type ids are a `gather`) and T5 (an encoder-decoder with relative-position
-buckets).
+buckets). GPT-2 and GPT-NeoX decode with a growing KV cache as eager does, each graph
+fused once.
 """
 
 from __future__ import annotations
@@ -179,3 +180,22 @@ def test_t5_encoder_decoder_compiles_whole_and_matches_eager(device: str) -> Non
     assert fallbacks == [], [str(w.message) for w in fallbacks]
     want = model(input_ids=ids, decoder_input_ids=ids[:, :5])
     torch.testing.assert_close(got.last_hidden_state, want.last_hidden_state, atol=1e-4, rtol=1e-4)
+
+
+@torch.no_grad()
+@pytest.mark.parametrize("name", ["gpt2", "gpt_neox"])
+def test_greedy_decoding_with_kv_cache_matches_eager_and_fuses_once(name: str) -> None:
+    """Decoding with a growing DynamicCache (LayerNorm, fused-qkv splits, no GQA): the
+    tokens are eager's and each graph is fused once for all its lengths."""
+    from test_backend_llama import greedy
+
+    model = _model(name, torch.float32)
+    config = model.config
+    ids = torch.randint(0, 256, (1, 5), generator=torch.Generator().manual_seed(0))
+    expected = greedy(model, config, ids)
+    torch._dynamo.reset()
+    stats.reset()
+    assert greedy(torch.compile(model, backend="lumir"), config, ids) == expected
+    partitions = [p for g in stats.GRAPHS for p in g.partitions]
+    assert partitions and max(p.fuse_runs for p in partitions) <= 2
+    assert max(p.specialisations for p in partitions) >= 10
