@@ -220,7 +220,8 @@ def skip_reason(name: str, workload: Workload, plan: Plan, budget: Budget) -> st
     big_model = workload.family in ("llama", "gpt2")
     if big_model and name in AUTOTUNE_MODES and not plan.llama_autotune:
         return (
-            f"{name} is off for the 1B model by default (its compile takes 100-150 s); "
+            f"{name} is off for the model workloads by default (the 1B compile takes "
+            "100-150 s); "
             "pass --llama-autotune"
         )
     return budget.refuse(workload.family, name)

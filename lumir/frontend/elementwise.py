@@ -10,7 +10,7 @@ than rounding the scalar first.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import torch
 from torch import fx
@@ -104,17 +104,24 @@ def _common_dtype(cx: ImportContext, node: fx.Node) -> torch.dtype:
     return dtype
 
 
+def _emit_compare(
+    cx: ImportContext, predicate: str, lhs: SSAValue, rhs: SSAValue, shape: Sequence[int]
+) -> SSAValue:
+    """`hl.compare` of two values of one element type, giving i1 of `shape`."""
+    op = hl.CompareOp(
+        operands=[lhs, rhs],
+        result_types=[TensorType(i1, list(shape))],
+        properties={"predicate": StringAttr(predicate)},
+    )
+    return cx.emit(op)
+
+
 def compare(predicate: str) -> Converter:
     """eq/ne/lt/le/gt/ge (Tensor and Scalar overloads) -> hl.compare, giving i1."""
 
     def convert(cx: ImportContext, node: fx.Node) -> SSAValue:
         lhs, rhs = _operands(cx, node, _common_dtype(cx, node), 2)
-        op = hl.CompareOp(
-            operands=[lhs, rhs],
-            result_types=[TensorType(i1, list(cx.shape(node)))],
-            properties={"predicate": StringAttr(predicate)},
-        )
-        return cx.emit(op)
+        return _emit_compare(cx, predicate, lhs, rhs, cx.shape(node))
 
     return convert
 
@@ -162,15 +169,10 @@ def convert_safe_softmax(cx: ImportContext, node: fx.Node) -> SSAValue:
     probabilities = cx.emit(hl.SoftmaxOp(x, dim))
     peak = cx.emit(hl.AmaxOp(x, [dim], True))
     assert isinstance(peak.type, TensorType)
-    masked = hl.CompareOp(
-        operands=[peak, cx.constant(float("-inf"), element)],
-        result_types=[TensorType(i1, list(peak.type.get_shape()))],
-        properties={"predicate": StringAttr("eq")},
-    )
+    minus_infinity = cx.constant(float("-inf"), element)
+    masked = _emit_compare(cx, "eq", peak, minus_infinity, peak.type.get_shape())
     zero = cx.constant(0.0, element)
-    where = hl.WhereOp(
-        operands=[cx.emit(masked), zero, probabilities], result_types=[probabilities.type]
-    )
+    where = hl.WhereOp(operands=[masked, zero, probabilities], result_types=[probabilities.type])
     return cx.emit(where)
 
 

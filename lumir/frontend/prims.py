@@ -22,8 +22,6 @@ from lumir.dialects import hl
 from lumir.frontend.context import ImportContext
 from lumir.frontend.dtypes import HALF_DTYPES, element_type
 
-prims = torch.ops.prims
-
 
 def _dims(node: fx.Node) -> list[int] | None:
     dims = node.args[1] if len(node.args) > 1 else node.kwargs.get("dims")

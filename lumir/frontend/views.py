@@ -87,16 +87,16 @@ def convert_slice(cx: ImportContext, node: fx.Node) -> SSAValue:
     return _slice(cx, cx.value(node.args[0]), dim, start, end, step)  # type: ignore[arg-type]
 
 
+def _select(cx: ImportContext, x: SSAValue, dim: int, index: int, node: fx.Node) -> SSAValue:
+    """Position `index` of `x` along `dim`: a one-wide slice reshaped to `node`'s type."""
+    assert isinstance(x.type, TensorType)
+    index %= x.type.get_shape()[dim]
+    return cx.reshape(_slice(cx, x, dim, index, index + 1, 1), cx.tensor_type(node))
+
+
 def convert_select(cx: ImportContext, node: fx.Node) -> SSAValue:
     """aten.select.int(x, dim, index): a one-wide slice, reshaped without the dimension."""
-    x = cx.value(node.args[0])
-    dim = int(node.args[1])
-    index = cx.integer(node.args[2])
-    assert isinstance(x.type, TensorType)
-    size = x.type.get_shape()[dim]
-    index %= size
-    sliced = _slice(cx, x, dim, index, index + 1, 1)
-    return cx.reshape(sliced, cx.tensor_type(node))
+    return _select(cx, cx.value(node.args[0]), int(node.args[1]), cx.integer(node.args[2]), node)
 
 
 SPLITS: frozenset[object] = frozenset(
@@ -126,7 +126,7 @@ def split_piece(cx: ImportContext, split: fx.Node, index: int, piece: fx.Node) -
     dim = int(dim) % rank  # type: ignore[arg-type]
     size = x.type.get_shape()[dim]
     if split.target is torch.ops.aten.unbind.int:
-        return cx.reshape(_slice(cx, x, dim, index, index + 1, 1), cx.tensor_type(piece))
+        return _select(cx, x, dim, index, piece)
     if split.target is torch.ops.aten.split.Tensor:
         width = cx.integer(split.args[1])
         start = index * width
