@@ -26,7 +26,14 @@ shapes it takes, with and without a decode mask, against torch's grouped-query S
 copied into a destination buffer (what lumir ran before it), for several key splits,
 and prints each one's largest difference from an f32 reference.
 
-    PYTHONPATH=$PWD python3 -m bench.attention_sweep [--repeat 32] [--backends | --lumir]
+With `--prefill` it times lumir's prefill kernel (`lumir.runtime.attention`) at prompt
+shapes (the 1B model's 32 heads over 8 of 64, GPT-2-medium's 16 of 64, and 32 over 8 of
+128), causal and with a mask, in several tilings, against torch's SDPA copied into the
+destination (`[B, S, H, D]` storage, as the layer's output projection reads it: what
+lumir runs without the kernel).
+
+    PYTHONPATH=$PWD python3 -m bench.attention_sweep [--repeat 32] [--backends | --lumir |
+        --prefill]
 """
 
 from __future__ import annotations
@@ -179,11 +186,82 @@ def lumir_sweep(repeat: int, device: torch.device) -> None:
                 print(f"| {s} | {length} | {masked} | {name} | {us:.2f} | {error:.4f} |")
 
 
+PREFILL_SHAPES = [
+    # (heads, kv heads, head size, query rows = keys)
+    (32, 8, 64, 128),
+    (32, 8, 64, 1024),
+    (16, 16, 64, 128),
+    (16, 16, 64, 1024),
+    (32, 8, 128, 1024),
+    (32, 8, 64, 4096),
+]
+
+
+def prefill_sweep(repeat: int, device: torch.device) -> None:
+    from lumir.runtime.attention import PrefillConfig, prefill_attention, prefill_config
+
+    tilings = [
+        PrefillConfig(64, 64, 4, 3),
+        PrefillConfig(128, 64, 4, 3),
+        PrefillConfig(128, 64, 8, 3),
+        PrefillConfig(128, 32, 4, 3),
+        PrefillConfig(128, 128, 8, 3),
+        PrefillConfig(64, 64, 4, 2),
+    ]
+    print("| H/Hkv/D | S | mask | variant | µs per call | max abs diff vs f32 |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for heads, kv_heads, dim, s in PREFILL_SHAPES:
+        q = torch.randn(1, s, heads, dim, device=device, dtype=torch.bfloat16).transpose(1, 2)
+        k, v = (
+            torch.randn(1, s, kv_heads, dim, device=device, dtype=torch.bfloat16).transpose(1, 2)
+            for _ in range(2)
+        )
+        for masked in (False, True):
+            mask = _mask(s, s, device) if masked else None
+            causal = not masked
+            exact = F.scaled_dot_product_attention(
+                q.float(), k.float(), v.float(), mask, is_causal=causal, enable_gqa=True
+            )
+            out = torch.empty(1, s, heads, dim, device=device, dtype=q.dtype).transpose(1, 2)
+
+            def torch_copied(q=q, k=k, v=v, mask=mask, causal=causal, out=out):
+                return out.copy_(
+                    F.scaled_dot_product_attention(q, k, v, mask, is_causal=causal, enable_gqa=True)
+                )
+
+            variants = {"torch's, copied in": torch_copied}
+            chosen = prefill_config(s, dim)
+            for tiling in tilings:
+                mark = " (default)" if tiling == chosen else ""
+                name = (
+                    f"lumir {tiling.block_m}x{tiling.block_n} w{tiling.num_warps} "
+                    f"s{tiling.num_stages}{mark}"
+                )
+                variants[name] = functools.partial(
+                    prefill_attention, out, q, k, v, mask, is_causal=causal, config=tiling
+                )
+            for name, call in variants.items():
+                try:
+                    error = (call().float() - exact).abs().max().item()
+                    us = graph_time_us(call, repeat)
+                except Exception as failure:  # a tiling that does not fit: say so, go on
+                    print(
+                        f"| {heads}/{kv_heads}/{dim} | {s} | {masked} | {name} | failed: "
+                        f"{str(failure).splitlines()[0][:60]} | |"
+                    )
+                    continue
+                print(
+                    f"| {heads}/{kv_heads}/{dim} | {s} | {masked} | {name} | {us:.2f} | "
+                    f"{error:.4f} |"
+                )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python3 -m bench.attention_sweep")
     parser.add_argument("--repeat", type=int, default=32)
     parser.add_argument("--backends", action="store_true", help="time each fused kernel alone")
     parser.add_argument("--lumir", action="store_true", help="time lumir's few-query kernel")
+    parser.add_argument("--prefill", action="store_true", help="time lumir's prefill kernel")
     args = parser.parse_args()
     device = torch.device("cuda")
     torch.manual_seed(0)
@@ -192,6 +270,9 @@ def main() -> None:
         return
     if args.lumir:
         lumir_sweep(args.repeat, device)
+        return
+    if args.prefill:
+        prefill_sweep(args.repeat, device)
         return
     print("| S | L | mask | variant | µs per call | max abs diff vs repeat |")
     print("| --- | --- | --- | --- | --- | --- |")

@@ -58,13 +58,13 @@ _ROWS: tuple[tuple[str, Attribute, str, str | None, int, int | None, bool], ...]
     ("f16", Float16Type(), "float16", "float16", 2, 2, True),
     ("bf16", BFloat16Type(), "bfloat16", None, 2, 14, True),
     ("i64", IntegerType(64), "int64", "int64", 8, None, True),
+    ("i32", IntegerType(32), "int32", "int32", 4, 10, True),
     ("i1", IntegerType(1), "bool", "bool_", 1, None, True),
     ("f64", Float64Type(), "float64", "float64", 8, 1, False),
     ("f8E4M3FN", Float8E4M3FNType(), "float8_e4m3fn", None, 1, 28, False),
     ("f8E5M2", Float8E5M2Type(), "float8_e5m2", None, 1, 29, False),
     ("i8", IntegerType(8), "int8", "int8", 1, 3, False),
     ("i16", IntegerType(16), "int16", "int16", 2, None, False),
-    ("i32", IntegerType(32), "int32", "int32", 4, 10, False),
     ("ui8", IntegerType(8, Signedness.UNSIGNED), "uint8", "uint8", 1, None, False),
 )
 

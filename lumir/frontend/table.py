@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import torch
 from torch import fx
 
+from lumir.cublaslt_enums import DataType
 from lumir.dialects import hl
 from lumir.frontend import elementwise as ew
 from lumir.frontend import generators as gen
@@ -22,7 +23,8 @@ from lumir.frontend import prims as pr
 from lumir.frontend import structured as st
 from lumir.frontend import views as vw
 from lumir.frontend.context import ImportContext
-from lumir.frontend.dtypes import is_imported
+from lumir.frontend.dtypes import element_type, is_imported
+from lumir.passes.cublaslt_builders import DEFAULT_COMPUTE
 
 aten = torch.ops.aten
 prims = torch.ops.prims
@@ -41,6 +43,18 @@ class Row:
 def _alpha_is_one(node: fx.Node) -> str | None:
     alpha = node.kwargs.get("alpha", 1)
     return None if alpha == 1 else f"alpha={alpha} is not imported"
+
+
+def _cublaslt_product(node: fx.Node) -> str | None:
+    """A matrix product is lumir's only where hl-to-cublaslt can lower it: an integer
+    product (torch computes one on the CPU) has no cuBLASLt call and stays in eager."""
+    result = node.meta.get("val")
+    if not isinstance(result, torch.Tensor) or not is_imported(result.dtype):
+        return "not a product of imported tensors"
+    if DataType.from_element_type(element_type(result.dtype)) not in DEFAULT_COMPUTE:
+        supported = ", ".join(str(dtype) for dtype in DEFAULT_COMPUTE)
+        return f"a {result.dtype} matrix product has no cuBLASLt lowering (expected {supported})"
+    return None
 
 
 def _dtype_only_copy(node: fx.Node) -> str | None:
@@ -85,6 +99,7 @@ TABLE: dict[object, Row] = {
     aten.div.Scalar: Row(ew.binary(hl.DivOp)),
     aten.pow.Tensor_Scalar: Row(ew.binary(hl.PowOp)),
     aten.pow.Tensor_Tensor: Row(ew.binary(hl.PowOp)),
+    aten.pow.Scalar: Row(ew.binary(hl.PowOp)),
     aten.maximum.default: Row(ew.binary(hl.MaximumOp)),
     aten.minimum.default: Row(ew.binary(hl.MinimumOp)),
     aten.neg.default: Row(ew.unary(hl.NegOp)),
@@ -140,10 +155,10 @@ TABLE: dict[object, Row] = {
     aten.scalar_tensor.default: Row(ew.convert_full),
     aten.full_like.default: Row(ew.convert_full),
     # matrix products, gathers, attention
-    aten.mm.default: Row(st.convert_matmul),
-    aten.bmm.default: Row(st.convert_matmul),
-    aten.addmm.default: Row(st.convert_addmm),
-    aten.baddbmm.default: Row(st.convert_addmm),
+    aten.mm.default: Row(st.convert_matmul, _cublaslt_product),
+    aten.bmm.default: Row(st.convert_matmul, _cublaslt_product),
+    aten.addmm.default: Row(st.convert_addmm, _cublaslt_product),
+    aten.baddbmm.default: Row(st.convert_addmm, _cublaslt_product),
     aten.embedding.default: Row(st.convert_embedding),
     aten.cat.default: Row(st.convert_cat),
     **{kernel: Row(st.convert_sdpa, _no_dropout) for kernel in st.SDPA_SIGNATURES},

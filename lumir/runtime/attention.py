@@ -1,28 +1,38 @@
-"""Few-query attention: an `hl.sdpa` with a handful of query rows as lumir's own Triton
-kernel, written straight into its destination buffer.
+"""lumir's attention kernels: an `hl.sdpa` on CUDA as lumir's own Triton kernel, written
+straight into its destination buffer.
 
-A decode step's attention has one query row per head over a cache of keys. torch hands
-it to cuDNN on the H200, which runs it as three kernels (attention, a split reduction,
-a copy) and returns a fresh tensor that lumir then copies into the launch's buffer.
-Here the query rows of every head that shares a key/value head form one block, each
-split of the keys is read once for the whole block, and the output is written through
-the destination's strides: two launches (one where the keys fit one split), no copy.
+torch's SDPA returns a fresh tensor, which the launch then copies into its buffer (a
+transposing copy when the buffer is a permuted view, as a Llama layer's output
+projection reads it); on the H200 a decode step's call is three cuDNN kernels
+(attention, a split reduction, a copy). lumir's kernels write the output through the
+destination's strides instead, with no copy:
 
-It runs where `few_query_attention_problems` finds nothing against it: on CUDA, f16 or
-bf16, rank-4 operands of one batch, at most `MAX_QUERY_ROWS` query rows over at most
+- **few-query** (`few_query_attention`, a decode step or a short prompt): the query rows
+  of every head that shares a key/value head form one block, each split of the keys is
+  read once for the whole block; two launches (one where the keys fit one split).
+- **prefill** (`prefill_attention`, a prompt): one program per block of a head's query
+  positions over its keys, skipping what a causal mask hides from the whole block; one
+  launch.
+
+The few-query kernel runs where `few_query_attention_problems` finds nothing against it:
+on CUDA, f16 or bf16, rank-4 operands, at most `MAX_QUERY_ROWS` query rows over at most
 `MAX_KEYS` keys, a power-of-two head size from 16 to 128, and a mask (if any) that is
-boolean or additive and broadcasts to the scores. Everything else, and everything with
-`LUMIR_ATTENTION=torch` in the environment, runs torch's `scaled_dot_product_attention`
-as before. The choice is a function of the operands' shapes and types only, and every
-sum runs in a fixed order, so a program gives the same bits on every run and in every
-process. Both launches may use programmatic dependent launch (`lumir.runtime.pdl`).
+boolean or additive and broadcasts to the scores. Otherwise the prefill kernel runs
+where `prefill_attention_problems` finds nothing (the same operands, any number of
+query rows over at most `MAX_PREFILL_KEYS` keys). Everything else runs torch's
+`scaled_dot_product_attention` as before, and so does everything with
+`LUMIR_ATTENTION=torch` in the environment (`LUMIR_PREFILL_ATTENTION=torch` turns off
+the prefill kernel alone). The choice is a function of the operands' shapes and types
+only, and every sum runs in a fixed order, so a program gives the same bits on every
+run and in every process. Every launch may use programmatic dependent launch
+(`lumir.runtime.pdl`).
 
 The result is attention's within the rounding of the type (scores, softmax and sums in
 f32; probabilities rounded to the value's type for the product with V, as flash
-attention does), not torch's bits: `lumir.testing.attention_check` holds it to that on
-the CPU under Triton's interpreter, and to bit-identical results across splits' merges
-of the same call. A query row whose every key is masked gives 0, as torch's fused
-kernels do.
+attention does), not torch's bits: `lumir.testing.attention_check` holds both kernels to
+that on the CPU under Triton's interpreter, and to bit-identical results across splits'
+merges (or tilings) of the same call. A query row whose every key is masked gives 0, as
+torch's fused kernels do.
 """
 
 from __future__ import annotations
@@ -52,6 +62,12 @@ against 5.2 with 64 and 6.1 with 256; over 1024, 5.8 against 7.5 and 6.4."""
 
 BLOCK_N = 64
 """Keys per step of a program's loop."""
+
+MAX_PREFILL_KEYS = 2048
+"""Key positions up to which the prefill kernel is chosen. On the H200 (`bench.attention_sweep
+--prefill`, bf16, 32 query heads over 8 of 64, causal) it took 4.0 µs over 128 keys
+against 7.8 for torch's call and its copy into the buffer, 22.1 against 25.3 over
+1024, but 194.9 against 189.3 over 4096."""
 
 MAX_SPLITS = 16
 """The merge reads every split's partial: 32 splits over 4096 keys took 13.0 µs, 16
@@ -90,9 +106,44 @@ def few_query_attention_problems(
     mask: torch.Tensor | None,
     enable_gqa: bool,
 ) -> list[str]:
-    """Why the kernel does not take this call (empty when it does). The device is the
-    caller's to check: the kernel runs on CUDA, and on CPU tensors under Triton's
+    """Why the few-query kernel does not take this call (empty when it does). The device
+    is the caller's to check: the kernel runs on CUDA, and on CPU tensors under Triton's
     interpreter (`lumir.testing.attention_check`)."""
+    problems = _operand_problems(query, key, value, mask, enable_gqa)
+    if query.dim() == 4 and key.dim() == 4:
+        if query.shape[2] > MAX_QUERY_ROWS:
+            problems.append(f"{query.shape[2]} query rows, more than {MAX_QUERY_ROWS}")
+        if key.shape[2] > MAX_KEYS:
+            problems.append(f"{key.shape[2]} keys, more than {MAX_KEYS}")
+    return problems
+
+
+def prefill_attention_problems(
+    query: torch.Tensor,
+    key: torch.Tensor,
+    value: torch.Tensor,
+    mask: torch.Tensor | None,
+    enable_gqa: bool,
+) -> list[str]:
+    """Why the prefill kernel does not take this call (empty when it does): it takes
+    what the few-query kernel does, at any number of query rows over at most
+    `MAX_PREFILL_KEYS` keys. The executor asks the few-query kernel first."""
+    problems = _operand_problems(query, key, value, mask, enable_gqa)
+    if os.environ.get("LUMIR_PREFILL_ATTENTION") == "torch":
+        problems.append("LUMIR_PREFILL_ATTENTION=torch")
+    if key.dim() == 4 and key.shape[2] > MAX_PREFILL_KEYS:
+        problems.append(f"{key.shape[2]} keys, more than {MAX_PREFILL_KEYS}")
+    return problems
+
+
+def _operand_problems(
+    query: torch.Tensor,
+    key: torch.Tensor,
+    value: torch.Tensor,
+    mask: torch.Tensor | None,
+    enable_gqa: bool,
+) -> list[str]:
+    """What both kernels need of the operands, whatever their lengths."""
     problems = []
     if os.environ.get("LUMIR_ATTENTION") == "torch":
         problems.append("LUMIR_ATTENTION=torch")
@@ -106,10 +157,6 @@ def few_query_attention_problems(
     (batch, heads, query_len, head_dim), (kb, kv_heads, key_len, kd) = query.shape, key.shape
     if tuple(value.shape) != (kb, kv_heads, key_len, kd) or (kb, kd) != (batch, head_dim):
         problems.append("key and value shapes do not match the query's")
-    if query_len > MAX_QUERY_ROWS:
-        problems.append(f"{query_len} query rows, more than {MAX_QUERY_ROWS}")
-    if key_len > MAX_KEYS:
-        problems.append(f"{key_len} keys, more than {MAX_KEYS}")
     if head_dim not in (16, 32, 64, 128):
         problems.append(f"head size {head_dim}, not a power of two from 16 to 128")
     if key_len == 0 or kv_heads == 0 or heads % kv_heads or (heads != kv_heads and not enable_gqa):
@@ -224,4 +271,92 @@ def few_query_attention(
             launch.warm_up()
         else:
             launch()
+    return out
+
+
+@dataclass(frozen=True)
+class PrefillConfig:
+    """The prefill kernel's tiling: query rows per program, keys per step, warps, stages."""
+
+    block_m: int = 64
+    block_n: int = 64
+    num_warps: int = 4
+    num_stages: int = 3
+
+
+def prefill_config(query_len: int, head_dim: int) -> PrefillConfig:
+    """The tiling a prefill call runs with, a function of the head size only.
+
+    64 query rows and 64 keys a step with 4 warps was the fastest of six tilings at
+    every measured prompt of head size 64 (`bench.attention_sweep --prefill`, H200:
+    over 1024 keys 22.1 µs against 24.9-32.1 for 128-row tilings); at head size 128
+    two pipeline stages instead of three (58.4 against 78.5 µs with a mask, the same
+    causal)."""
+    del query_len  # one tiling measured best at every length
+    return PrefillConfig(num_stages=2 if head_dim > 64 else 3)
+
+
+def prefill_attention(
+    out: torch.Tensor,
+    query: torch.Tensor,
+    key: torch.Tensor,
+    value: torch.Tensor,
+    mask: torch.Tensor | None = None,
+    *,
+    is_causal: bool = False,
+    scale: float | None = None,
+    config: PrefillConfig | None = None,
+    pdl: PdlMode = NO_PDL,
+    warm_up: bool = False,
+) -> torch.Tensor:
+    """Attention of `query` [B, H, Lq, D] over `key`, `value` [B, Hkv, Lk, D] into `out`
+    [B, H, Lq, D] (any strides) in one launch, as `F.scaled_dot_product_attention` with
+    those arguments and `enable_gqa` computes it. The caller has checked
+    `prefill_attention_problems`. With `warm_up`, the kernel is compiled and nothing is
+    launched."""
+    from lumir.runtime.attention_kernel import attention_prefill_kernel
+
+    batch, heads, query_len, head_dim = query.shape
+    config = config or prefill_config(query_len, head_dim)
+    kv_heads, key_len = key.shape[1], key.shape[2]
+    if mask is not None:
+        mask_strides = mask.expand(batch, heads, query_len, key_len).stride()
+    else:
+        mask_strides = (0, 0, 0, 0)
+    launch = TritonLaunch(
+        attention_prefill_kernel,
+        (math.ceil(query_len / config.block_m), batch * heads),
+        (
+            query,
+            key,
+            value,
+            mask if mask is not None else query,
+            out,
+            query_len,
+            key_len,
+            heads,
+            heads // kv_heads,
+            scale if scale is not None else 1.0 / math.sqrt(head_dim),
+            *query.stride(),
+            *key.stride(),
+            *value.stride(),
+            *mask_strides,
+            *out.stride(),
+        ),
+        {
+            "HEAD_DIM": head_dim,
+            "BLOCK_M": config.block_m,
+            "BLOCK_N": config.block_n,
+            "HAS_MASK": mask is not None,
+            "MASK_IS_BOOL": mask is not None and mask.dtype == torch.bool,
+            "IS_CAUSAL": is_causal,
+            "num_warps": config.num_warps,
+            "num_stages": config.num_stages,
+            **pdl.kernel_options(),
+        },
+    )
+    if warm_up:
+        launch.warm_up()
+    else:
+        launch()
     return out

@@ -1,6 +1,6 @@
-"""The Triton kernels of lumir's few-query attention (imported lazily: only an attention
-launch on CUDA, or the interpreter check, needs Triton). See `lumir.runtime.attention`
-for when they run and what they compute.
+"""The Triton kernels of lumir's attention (imported lazily: only an attention launch on
+CUDA, or the interpreter check, needs Triton). See `lumir.runtime.attention` for when
+they run and what they compute.
 
 `attention_split_kernel` runs one program per (batch, key/value head, block of query
 rows, split of the keys): the query rows of all the heads that share one key/value head
@@ -8,9 +8,14 @@ rows, split of the keys): the query rows of all the heads that share one key/val
 not once per query head. With one split it writes the normalised output; with several
 it writes each split's normalised partial output and its rows' log-sum-exp, and
 `attention_combine_kernel` merges the splits in order. Every sum runs in a fixed order,
-so a call's result is the same bits every run. Both kernels wait for the previous
-launch before touching memory, so they may be launched with programmatic dependent
-launch (`lumir.runtime.pdl`).
+so a call's result is the same bits every run.
+
+`attention_prefill_kernel` is a prompt's attention (many query rows): one program per
+(batch, query head, block of query positions) over all of that head's keys, in order,
+skipping the keys a causal mask hides from the whole block (flash attention's schedule).
+
+Every kernel waits for the previous launch before touching memory, so each may be
+launched with programmatic dependent launch (`lumir.runtime.pdl`).
 """
 
 from __future__ import annotations
@@ -218,5 +223,179 @@ def attention_combine_kernel(
     position = rows % query_len
     out_rows = _row_pointers(
         out_ptr, batch, head, position, dims, stride_ob, stride_oh, stride_ol, stride_od
+    )
+    tl.store(out_rows, output.to(out_ptr.dtype.element_ty), mask=row_ok[:, None])
+
+
+LOG2E = tl.constexpr(1.4426950408889634)
+"""log2(e): scores are scaled into base 2 once, so the softmax runs on `exp2`."""
+
+
+@triton.jit
+def _prefill_block(
+    acc,
+    running_max,
+    running_sum,
+    q,
+    k_base,
+    v_base,
+    mask_base,
+    start,
+    positions,
+    row_ok,
+    key_len,
+    dims,
+    qk_scale,
+    stride_kl,
+    stride_kd,
+    stride_vl,
+    stride_vd,
+    stride_ml,
+    stride_mk,
+    BLOCK_N: tl.constexpr,
+    MASKED: tl.constexpr,
+    HAS_MASK: tl.constexpr,
+    MASK_IS_BOOL: tl.constexpr,
+    IS_CAUSAL: tl.constexpr,
+):
+    """One block of BLOCK_N keys into the running softmax of a block of query rows.
+
+    Unless MASKED, every key of the block is valid for every row (a block before the
+    causal diagonal, inside the keys, with no mask), so no key is tested."""
+    keys = start + tl.arange(0, BLOCK_N)
+    key_ok = keys < key_len
+    k_rows = k_base + keys[None, :] * stride_kl + dims[:, None] * stride_kd
+    v_rows = v_base + keys[:, None] * stride_vl + dims[None, :] * stride_vd
+    k = tl.load(k_rows, mask=key_ok[None, :], other=0.0) if MASKED else tl.load(k_rows)
+    scores = tl.dot(q, k) * qk_scale
+    if MASKED:
+        valid = row_ok[:, None] & key_ok[None, :]
+        if IS_CAUSAL:
+            valid = valid & (keys[None, :] <= positions[:, None])
+        if HAS_MASK:
+            mask = tl.load(
+                mask_base + positions[:, None] * stride_ml + keys[None, :] * stride_mk,
+                mask=valid,
+                other=0,
+            )
+            if MASK_IS_BOOL:
+                valid = valid & (mask != 0)
+            else:
+                scores = scores + mask.to(tl.float32) * LOG2E
+        scores = tl.where(valid, scores, float("-inf"))
+    new_max = tl.maximum(running_max, tl.max(scores, 1))
+    # A row with no valid key yet keeps a max of -inf; shift it by 0 instead, so that
+    # exp2 gives 0 for its scores rather than NaN.
+    shift = tl.where(new_max == float("-inf"), 0.0, new_max)
+    probabilities = tl.math.exp2(scores - shift[:, None])
+    rescale = tl.math.exp2(running_max - shift)
+    running_sum = running_sum * rescale + tl.sum(probabilities, 1)
+    v = tl.load(v_rows, mask=key_ok[:, None], other=0.0) if MASKED else tl.load(v_rows)
+    acc = acc * rescale[:, None] + tl.dot(probabilities.to(v.dtype), v)
+    return acc, new_max, running_sum
+
+
+@triton.jit
+def attention_prefill_kernel(
+    q_ptr,
+    k_ptr,
+    v_ptr,
+    mask_ptr,
+    out_ptr,
+    query_len,
+    key_len,
+    heads,
+    groups,
+    scale,
+    stride_qb,
+    stride_qh,
+    stride_ql,
+    stride_qd,
+    stride_kb,
+    stride_kh,
+    stride_kl,
+    stride_kd,
+    stride_vb,
+    stride_vh,
+    stride_vl,
+    stride_vd,
+    stride_mb,
+    stride_mh,
+    stride_ml,
+    stride_mk,
+    stride_ob,
+    stride_oh,
+    stride_ol,
+    stride_od,
+    HEAD_DIM: tl.constexpr,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    HAS_MASK: tl.constexpr,
+    MASK_IS_BOOL: tl.constexpr,
+    IS_CAUSAL: tl.constexpr,
+    PDL: tl.constexpr = False,
+):
+    """BLOCK_M query positions of one query head against all of its keys (a prompt's
+    attention), written through the output's strides.
+
+    The row blocks run last first: under a causal mask the last block has the most keys,
+    so the longest programs start first. Keys before the block's causal diagonal (all
+    valid for every row) are read without a test; the diagonal's blocks and the tail of
+    the keys are tested. Scores and the running softmax are f32 (base 2); probabilities
+    are rounded to the value's type for the product with V, accumulated in f32.
+    """
+    wait_for_previous_launch(PDL)
+    row_block = tl.num_programs(0) - 1 - tl.program_id(0)
+    batch_head = tl.program_id(1)
+    batch = (batch_head // heads).to(tl.int64)
+    head = (batch_head % heads).to(tl.int64)
+    kv_head = head // groups
+
+    positions = row_block * BLOCK_M + tl.arange(0, BLOCK_M)
+    row_ok = positions < query_len
+    dims = tl.arange(0, HEAD_DIM)
+    q_base = q_ptr + batch * stride_qb + head * stride_qh
+    q = tl.load(
+        q_base + positions[:, None] * stride_ql + dims[None, :] * stride_qd,
+        mask=row_ok[:, None],
+        other=0.0,
+    )
+    k_base = k_ptr + batch * stride_kb + kv_head * stride_kh
+    v_base = v_ptr + batch * stride_vb + kv_head * stride_vh
+    mask_base = mask_ptr + batch * stride_mb + head * stride_mh
+    qk_scale = scale * LOG2E
+
+    running_max = tl.full((BLOCK_M,), float("-inf"), tl.float32)
+    running_sum = tl.zeros((BLOCK_M,), tl.float32)
+    acc = tl.zeros((BLOCK_M, HEAD_DIM), tl.float32)
+    end = key_len
+    if IS_CAUSAL:
+        end = tl.minimum(key_len, (row_block + 1) * BLOCK_M)
+    untested = 0
+    if not HAS_MASK:
+        untested = (key_len // BLOCK_N) * BLOCK_N
+        if IS_CAUSAL:
+            untested = tl.minimum(untested, row_block * BLOCK_M)
+    for start in range(0, untested, BLOCK_N):
+        acc, running_max, running_sum = _prefill_block(
+            acc, running_max, running_sum, q, k_base, v_base, mask_base, start, positions,
+            row_ok, key_len, dims, qk_scale, stride_kl, stride_kd, stride_vl, stride_vd,
+            stride_ml, stride_mk, BLOCK_N, False, HAS_MASK, MASK_IS_BOOL, IS_CAUSAL,
+        )  # fmt: skip
+    for start in range(untested, end, BLOCK_N):
+        acc, running_max, running_sum = _prefill_block(
+            acc, running_max, running_sum, q, k_base, v_base, mask_base, start, positions,
+            row_ok, key_len, dims, qk_scale, stride_kl, stride_kd, stride_vl, stride_vd,
+            stride_ml, stride_mk, BLOCK_N, True, HAS_MASK, MASK_IS_BOOL, IS_CAUSAL,
+        )  # fmt: skip
+
+    # A row that saw no valid key (all masked) is 0, as torch's fused kernels give.
+    output = acc / tl.where(running_sum > 0, running_sum, 1.0)[:, None]
+    out_rows = (
+        out_ptr
+        + batch * stride_ob
+        + head * stride_oh
+        + positions[:, None] * stride_ol
+        + dims[None, :] * stride_od
     )
     tl.store(out_rows, output.to(out_ptr.dtype.element_ty), mask=row_ok[:, None])

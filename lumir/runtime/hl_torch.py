@@ -33,7 +33,12 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
-from lumir.runtime.attention import few_query_attention, few_query_attention_problems
+from lumir.runtime.attention import (
+    few_query_attention,
+    few_query_attention_problems,
+    prefill_attention,
+    prefill_attention_problems,
+)
 from lumir.runtime.pdl import NO_PDL, PdlMode
 
 Kernel = Callable[..., torch.Tensor]
@@ -558,16 +563,16 @@ def bind_into_kernel(
     dtype would compute in that dtype, not convert afterwards as `bind_kernel` does).
 
     The choice is made here, once, by running the functional call on `meta` tensors of
-    the inputs' shapes and dtypes. An `hl.sdpa` on CUDA that lumir's few-query kernel
-    takes runs that kernel instead, writing `output` itself and launched as `pdl` says
-    (`lumir.runtime.attention`).
+    the inputs' shapes and dtypes. An `hl.sdpa` on CUDA that one of lumir's attention
+    kernels takes runs that kernel instead, writing `output` itself and launched as
+    `pdl` says (`lumir.runtime.attention`).
 
     Raises:
         UnknownKernelError: `name` is not an op of the kernel table.
     """
     shape, dtype = tuple(output.shape), output.dtype
     kernel = bind_kernel(name, params, shape, dtype)
-    if name == "hl.sdpa" and (attention := _few_query_sdpa(params, inputs, output, pdl)):
+    if name == "hl.sdpa" and (attention := _lumir_sdpa(params, inputs, output, pdl)):
         return attention, True
     binder = INTO_KERNELS.get(name)
     if binder is not None and _natural_result_matches(name, params, inputs, output):
@@ -575,39 +580,41 @@ def bind_into_kernel(
     return (lambda out, *xs: out.copy_(kernel(*xs))), False
 
 
-def _few_query_sdpa(
+def _lumir_sdpa(
     params: Params, inputs: Sequence[torch.Tensor], output: torch.Tensor, pdl: PdlMode
 ) -> IntoKernel | None:
-    """An `hl.sdpa` on CUDA as lumir's few-query attention kernel, writing the launch's
-    buffer itself (`lumir.runtime.attention`), where that kernel takes the call; None
-    where it does not (torch's SDPA then runs, its result copied in)."""
+    """An `hl.sdpa` on CUDA as one of lumir's attention kernels, writing the launch's
+    buffer itself (`lumir.runtime.attention`): the few-query kernel where it takes the
+    call, else the prefill kernel where it does; None where neither does (torch's SDPA
+    then runs, its result copied in)."""
     query, key, value, *rest = inputs
     mask = rest[0] if rest else None
     is_causal, enable_gqa, scale = _sdpa_flags(params)
     if not query.is_cuda or output.dtype != query.dtype or output.shape != query.shape:
         return None
-    if few_query_attention_problems(query, key, value, mask, enable_gqa):
-        return None
-
-    return _FewQueryAttention(is_causal, scale, pdl)
+    if not few_query_attention_problems(query, key, value, mask, enable_gqa):
+        return _LumirAttention(few_query_attention, is_causal, scale, pdl)
+    if not prefill_attention_problems(query, key, value, mask, enable_gqa):
+        return _LumirAttention(prefill_attention, is_causal, scale, pdl)
+    return None
 
 
 @dataclass(frozen=True)
-class _FewQueryAttention:
-    """The `IntoKernel` of an `hl.sdpa` that lumir's few-query kernel runs, with the
-    `warm_up` the loader compiles ahead (`lumir.runtime.triton_launch`)."""
+class _LumirAttention:
+    """The `IntoKernel` of an `hl.sdpa` that one of lumir's attention kernels runs
+    (`run`: `few_query_attention` or `prefill_attention`), with the `warm_up` the
+    loader compiles ahead (`lumir.runtime.triton_launch`)."""
 
+    run: Callable[..., torch.Tensor]
     is_causal: bool
     scale: float | None
     pdl: PdlMode
 
     def __call__(self, out: torch.Tensor, *operands: torch.Tensor) -> object:
-        return few_query_attention(
-            out, *operands, is_causal=self.is_causal, scale=self.scale, pdl=self.pdl
-        )
+        return self.run(out, *operands, is_causal=self.is_causal, scale=self.scale, pdl=self.pdl)
 
     def warm_up(self, out: torch.Tensor, *operands: torch.Tensor) -> None:
-        few_query_attention(
+        self.run(
             out, *operands, is_causal=self.is_causal, scale=self.scale, pdl=self.pdl, warm_up=True
         )
 

@@ -1,16 +1,17 @@
-"""Check lumir's few-query attention kernel against torch, on CPU, under TRITON_INTERPRET=1.
+"""Check lumir's attention kernels against torch, on CPU, under TRITON_INTERPRET=1.
 
-On CUDA an `hl.sdpa` with a few query rows runs as `lumir.runtime.attention`'s Triton
-kernel; the CPU executor runs torch's SDPA, so without this check CI would never run
-the kernel. Triton's interpreter runs it on CPU tensors (f16: the interpreter's bf16
-arithmetic is not to be trusted); the variable must be set before triton is first
-imported, so the check runs in a child process: `python -m lumir.testing.attention_check`
-runs every case of `CASES` (or, with `--random N --seed S`, N cases drawn from the
-kernel's whole domain) and prints one JSON line per case (its name, the largest
-absolute difference from torch's f32 SDPA over the same f16 values, whether that is
-within tolerance, whether a second run gave the same bits, and whether the one-split
-and the many-split forms agree within tolerance). The exit status is 0 when every case
-passes.
+On CUDA an `hl.sdpa` runs as one of `lumir.runtime.attention`'s Triton kernels (the
+few-query kernel for a few query rows, the prefill kernel for a prompt); the CPU
+executor runs torch's SDPA, so without this check CI would never run them. Triton's
+interpreter runs them on CPU tensors (f16: the interpreter's bf16 arithmetic is not to
+be trusted); the variable must be set before triton is first imported, so the check
+runs in a child process: `python -m lumir.testing.attention_check` runs every case of
+`CASES` (or, with `--random N --seed S`, N cases drawn from the kernels' whole domain)
+and prints one JSON line per case (its name, the largest absolute difference from
+torch's f32 SDPA over the same f16 values, whether that is within tolerance, whether a
+second run gave the same bits, and whether the other form is within tolerance too: one
+split against many for the few-query kernel, 128 query rows a program against 64 for
+the prefill kernel). The exit status is 0 when every case passes.
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ class Case:
     """One attention call: q [batch, heads, rows, dim] over k, v [batch, kv_heads, keys,
     dim]; `mask` is None, "bool" ([batch, 1, rows, keys], one query row with every key
     masked), "additive" ([1, 1, rows, keys] of 0 / -inf in f16) or "broadcast-bool"
-    ([rows, keys] only); `strided` reads q, k, v and writes out through transposed views."""
+    ([rows, keys] only); `strided` reads q, k, v and writes out through transposed views;
+    `prefill` runs the prefill kernel instead of the few-query kernel."""
 
     name: str
     batch: int
@@ -53,6 +55,7 @@ class Case:
     causal: bool = False
     strided: bool = False
     scale: float | None = None
+    prefill: bool = False
 
 
 CASES = [
@@ -64,6 +67,11 @@ CASES = [
     Case("additive-mask", 2, 8, 2, 3, 300, 64, mask="additive"),
     Case("broadcast-mask-scale", 1, 6, 3, 2, 65, 16, mask="broadcast-bool", scale=0.3),
     Case("strided-views", 2, 8, 2, 5, 257, 32, mask="bool", strided=True),
+    Case("prefill-causal-gqa", 1, 4, 2, 150, 150, 32, causal=True, strided=True, prefill=True),
+    Case("prefill-rows-over-keys", 1, 2, 1, 70, 40, 16, causal=True, prefill=True),
+    Case("prefill-bool-mask", 2, 4, 4, 33, 97, 64, mask="bool", prefill=True),
+    Case("prefill-additive", 1, 4, 1, 20, 130, 16, mask="additive", scale=0.3, prefill=True),
+    Case("prefill-one-row", 1, 2, 2, 1, 64, 128, prefill=True),
 ]
 
 
@@ -95,12 +103,15 @@ def _mask(case: Case, generator: torch.Generator) -> torch.Tensor | None:
 
 def run_case(case: Case, seed: int = 0) -> dict[str, object]:
     """The kernel on `case`'s seeded operands against torch's f32 SDPA."""
-    from lumir.runtime.attention import few_query_attention, few_query_attention_problems
+    from lumir.runtime import attention
 
     generator = torch.Generator().manual_seed(seed)
     q, k, v = _operands(case, generator)
     mask = _mask(case, generator)
-    problems = few_query_attention_problems(q, k, v, mask, enable_gqa=True)
+    if case.prefill:
+        problems = attention.prefill_attention_problems(q, k, v, mask, enable_gqa=True)
+    else:
+        problems = attention.few_query_attention_problems(q, k, v, mask, enable_gqa=True)
     if problems:
         return {"case": case.name, "ok": False, "problems": problems}
     exact = F.scaled_dot_product_attention(
@@ -113,35 +124,41 @@ def run_case(case: Case, seed: int = 0) -> dict[str, object]:
         enable_gqa=True,
     ).nan_to_num(0.0)
 
-    def run(keys_per_split: int) -> torch.Tensor:
+    def run(other_form: bool = False) -> torch.Tensor:
         out = torch.full((case.batch, case.rows, case.heads, case.dim), float("nan"))
         out = out.to(torch.float16).transpose(1, 2)  # a strided destination
         if not case.strided:
             out = out.contiguous()
         kwargs = {"is_causal": case.causal, "scale": case.scale}
-        return few_query_attention(out, q, k, v, mask, keys_per_split=keys_per_split, **kwargs)
+        if case.prefill:
+            config = attention.PrefillConfig(block_m=128 if other_form else 64)
+            return attention.prefill_attention(out, q, k, v, mask, config=config, **kwargs)
+        split = 1 << 20 if other_form else 128
+        return attention.few_query_attention(out, q, k, v, mask, keys_per_split=split, **kwargs)
 
-    first = run(128)
+    first = run()
     error = (first.float() - exact).abs().max().item()
-    one_split = (run(1 << 20).float() - exact).abs().max().item()
+    other = (run(other_form=True).float() - exact).abs().max().item()
     return {
         "case": case.name,
         "max_abs_diff": error,
-        "ok": error <= TOLERANCE and one_split <= TOLERANCE,
-        "same_bits_again": torch.equal(first, run(128)),
-        "one_split_max_abs_diff": one_split,
+        "ok": error <= TOLERANCE and other <= TOLERANCE,
+        "same_bits_again": torch.equal(first, run()),
+        "other_form_max_abs_diff": other,
     }
 
 
 def random_cases(count: int, seed: int) -> list[Case]:
-    """`count` cases drawn from the kernel's whole domain (a seeded generator): 1-16
-    query rows, 1-600 keys (as many as rows for a causal call), 1-4 query heads per
-    key/value head, every head size, any mask kind, dense or strided."""
+    """`count` cases drawn from the kernels' whole domain (a seeded generator): either
+    kernel, 1-16 query rows (1-200 for the prefill kernel), 1-600 keys (as many as rows
+    for a causal call), 1-4 query heads per key/value head, every head size, any mask
+    kind, dense or strided."""
     draw = random.Random(seed)
     cases = []
     for index in range(count):
         kv_heads, groups = draw.randint(1, 3), draw.randint(1, 4)
-        rows = draw.randint(1, MAX_QUERY_ROWS)
+        prefill = draw.random() < 0.5
+        rows = draw.randint(1, 200 if prefill else MAX_QUERY_ROWS)
         # Causal calls are a prompt's (as many keys as rows: torch aligns the causal
         # mask top-left, so extra keys would be masked for every row anyway).
         causal = draw.random() < 0.3
@@ -159,6 +176,7 @@ def random_cases(count: int, seed: int) -> list[Case]:
                 causal=causal,
                 strided=draw.random() < 0.5,
                 scale=draw.choice([None, 0.2]),
+                prefill=prefill,
             )
         )
     return cases

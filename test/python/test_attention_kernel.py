@@ -1,7 +1,8 @@
-"""lumir's few-query attention kernel: which calls it takes, and its numbers.
+"""lumir's attention kernels: which calls they take, and their numbers.
 
 On CUDA an `hl.sdpa` with at most 16 query rows runs as `lumir.runtime.attention`'s
-Triton kernel, written into the launch's buffer. On the CPU the executor runs torch's
+few-query Triton kernel, and a prompt's as its prefill kernel, written into the
+launch's buffer. On the CPU the executor runs torch's
 SDPA, so the kernel itself is checked under Triton's CPU interpreter
 (`lumir.testing.attention_check`, in a child process): against torch's f32 SDPA within
 the rounding of f16, with the same bits on a second run, for decode and short-prompt
@@ -22,9 +23,12 @@ from lumir.parsing import parse_module_text
 from lumir.runtime import hl_torch, load
 from lumir.runtime.attention import (
     MAX_KEYS,
+    MAX_PREFILL_KEYS,
     MAX_QUERY_ROWS,
     few_query_attention,
     few_query_attention_problems,
+    prefill_attention,
+    prefill_attention_problems,
 )
 from lumir.runtime.cuda_cublaslt import cublaslt_available
 from lumir.testing.attention_check import CASES, TOLERANCE, run_in_interpreter
@@ -93,6 +97,69 @@ def test_lumir_attention_torch_turns_it_off(monkeypatch: pytest.MonkeyPatch) -> 
     assert few_query_attention_problems(*_operands(1, 64), None, enable_gqa=True) == [
         "LUMIR_ATTENTION=torch"
     ]
+    assert prefill_attention_problems(*_operands(100, 100), None, enable_gqa=True) == [
+        "LUMIR_ATTENTION=torch"
+    ]
+
+
+def test_a_prompt_is_the_prefill_kernels_up_to_its_key_limit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    prompt = _operands(1024, 1024, dim=128)
+    assert few_query_attention_problems(*prompt, None, enable_gqa=True) != []
+    assert prefill_attention_problems(*prompt, None, enable_gqa=True) == []
+    too_long = _operands(4, MAX_PREFILL_KEYS + 1, dim=16)
+    problems = prefill_attention_problems(*too_long, None, enable_gqa=True)
+    assert any("keys, more than" in problem for problem in problems), problems
+    assert prefill_attention_problems(*_operands(64, 64, dim=48), None, True) != []
+    monkeypatch.setenv("LUMIR_PREFILL_ATTENTION", "torch")
+    assert prefill_attention_problems(*prompt, None, enable_gqa=True) == [
+        "LUMIR_PREFILL_ATTENTION=torch"
+    ]
+
+
+@pytest.mark.skipif(triton_interpreter_available() is not None, reason="needs triton")
+@pytest.mark.parametrize("causal", [True, False])
+def test_the_prefill_kernel_compiles_for_hopper(causal: bool) -> None:
+    """Triton's interpreter runs Python, not the compiler: a kernel it runs may still not
+    compile (a global that is not a constexpr did not). Compile it for an H100/H200
+    target here, on the CPU, as the GPU would at its first launch."""
+    triton = pytest.importorskip("triton")
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
+    from lumir.runtime.attention_kernel import attention_prefill_kernel as kernel
+
+    constants = {
+        "HEAD_DIM": 64,
+        "BLOCK_M": 64,
+        "BLOCK_N": 64,
+        "HAS_MASK": not causal,
+        "MASK_IS_BOOL": not causal,
+        "IS_CAUSAL": causal,
+        "PDL": False,
+    }
+    pointers = ("q_ptr", "k_ptr", "v_ptr", "out_ptr")
+    signature = {
+        name: "*bf16" if name in pointers
+        else "*i1" if name == "mask_ptr"
+        else "constexpr" if name in constants
+        else "fp32" if name == "scale"
+        else "i32"
+        for name in kernel.arg_names
+    }  # fmt: skip
+    source = ASTSource(
+        fn=kernel,
+        signature=signature,
+        constexprs={(kernel.arg_names.index(name),): value for name, value in constants.items()},
+    )
+    try:
+        compiled = triton.compile(source, target=GPUTarget("cuda", 90, 32))
+    except RuntimeError as error:  # no ptxas on this machine: the front end still ran
+        if "ptxas" not in str(error).lower():
+            raise
+        return
+    assert compiled.asm["ttir"]
 
 
 def _sdpa_text(rows: int, keys: int, dim: int = 64) -> str:
@@ -121,9 +188,12 @@ def test_the_cpu_executor_keeps_torchs_sdpa() -> None:
 
 @pytest.mark.cuda
 @pytest.mark.skipif(not cublaslt_available(), reason="needs nvmath-python and a CUDA device")
-@pytest.mark.parametrize(("rows", "keys"), [(1, 1), (1, 512), (6, 6), (16, 700)])
+@pytest.mark.parametrize(
+    ("rows", "keys"), [(1, 1), (1, 512), (6, 6), (16, 700), (17, 40), (128, 128), (300, 1000)]
+)
 def test_on_cuda_a_compiled_sdpa_runs_the_kernel_close_to_torch(rows: int, keys: int) -> None:
-    """The launch writes its buffer with the kernel (no copy), agrees with torch's f32
+    """The launch writes its buffer with a kernel of lumir's (few-query up to 16 rows,
+    prefill beyond: no copy either way), agrees with torch's f32
     SDPA as closely as torch's own bf16 kernel does (within one bf16 rounding step of
     the output), and gives the same bits on every replay."""
     q, k, v = (x.cuda() for x in _operands(rows, keys))
@@ -152,3 +222,21 @@ def test_on_cuda_masked_and_strided_calls_agree_with_torch() -> None:
     out = torch.empty(1, 3, 8, 64, device="cuda", dtype=torch.bfloat16).transpose(1, 2)
     few_query_attention(out, q, k, v, mask)
     assert (out.float() - exact).abs().max().item() <= 2**-6
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not cublaslt_available(), reason="needs nvmath-python and a CUDA device")
+@pytest.mark.parametrize("dim", [64, 128])
+def test_on_cuda_a_causal_prompt_through_strided_views_agrees_with_torch(dim: int) -> None:
+    """A Llama layer's prompt: q, k, v read through transposed views, causal, the result
+    written through the output projection's transposed view."""
+    q, k, v = (x.cuda() for x in _operands(200, 200, dim=dim))
+    q, k, v = (x.transpose(1, 2).contiguous().transpose(1, 2) for x in (q, k, v))
+    exact = F.scaled_dot_product_attention(
+        q.float(), k.float(), v.float(), is_causal=True, enable_gqa=True
+    )
+    eager = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
+    out = torch.empty(1, 200, 8, dim, device="cuda", dtype=torch.bfloat16).transpose(1, 2)
+    prefill_attention(out, q, k, v, is_causal=True)
+    eager_error = (eager.float() - exact).abs().max().item()
+    assert (out.float() - exact).abs().max().item() <= eager_error + 2**-8

@@ -2,12 +2,12 @@
 
 GPT-2 (LayerNorm, one c_attn projection split into q, k, v, GELU), Phi (LayerNorm,
 partial rotary), GPT-J (interleaved rotary built with `stack`), GPT-NeoX and Falcon
-(fused qkv, parallel attention and MLP), OPT (LayerNorm, biases everywhere) and
-Llama's grouped-query relatives (Mistral, Qwen2, Gemma) reach lumir as graphs with no
-op it lacks: no fallback warning, logits as eager's. So do BERT (an encoder; its
-token-type ids are a `gather`) and T5 (an encoder-decoder with relative-position
-buckets). GPT-2 and GPT-NeoX decode with a growing KV cache as eager does, each graph
-fused once.
+(fused qkv, parallel attention and MLP), Bloom (ALiBi slopes from int32 powers), OPT
+(LayerNorm, biases everywhere) and Llama's grouped-query relatives (Mistral, Qwen2,
+Gemma) reach lumir as graphs with no op it lacks: no fallback warning, logits as
+eager's. So do BERT and RoBERTa (encoders: token-type ids read with `gather`, position
+ids counted in int32) and T5 (an encoder-decoder with relative-position buckets). GPT-2
+and GPT-NeoX decode with a growing KV cache as eager does, each graph fused once.
 """
 
 from __future__ import annotations
@@ -59,6 +59,7 @@ CONFIGS = {
     "gptj": lambda: transformers.GPTJConfig(
         n_embd=64, n_layer=2, n_head=4, vocab_size=256, rotary_dim=8
     ),
+    "bloom": lambda: transformers.BloomConfig(hidden_size=64, n_layer=2, n_head=4, vocab_size=256),
     "opt": lambda: transformers.OPTConfig(
         hidden_size=64,
         num_hidden_layers=2,
@@ -130,19 +131,40 @@ def test_model_on_cuda_runs_its_products_in_lumir_and_matches_eager(name: str) -
     assert lumir_error <= 1.5 * eager_error, (lumir_error, eager_error)
 
 
+ON_CUDA = pytest.param(
+    "cuda",
+    marks=[
+        pytest.mark.cuda,
+        pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device"),
+    ],
+)
+
+
+ENCODERS = {
+    "bert": lambda: transformers.BertModel(transformers.BertConfig(**_ENCODER)),
+    "roberta": lambda: transformers.RobertaModel(transformers.RobertaConfig(**_ENCODER)),
+}
+"""BERT (exact GELU, token-type ids read with `torch.gather`) and RoBERTa (position ids
+counted in int32 past the padding tokens)."""
+
+_ENCODER = dict(
+    hidden_size=64,
+    num_hidden_layers=2,
+    num_attention_heads=4,
+    intermediate_size=128,
+    vocab_size=256,
+)
+
+
 @torch.no_grad()
-def test_bert_encoder_compiles_whole_and_matches_eager() -> None:
-    """BERT: LayerNorm, exact GELU, and its token-type ids read with `torch.gather`."""
+@pytest.mark.parametrize("device", ["cpu", ON_CUDA])
+@pytest.mark.parametrize("name", sorted(ENCODERS))
+def test_encoder_compiles_whole_and_matches_eager(name: str, device: str) -> None:
     torch.manual_seed(0)
-    config = transformers.BertConfig(
-        hidden_size=64,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        intermediate_size=128,
-        vocab_size=256,
-    )
-    model = transformers.BertModel(config).eval()
+    model = ENCODERS[name]().eval().to(device)
     ids = torch.randint(0, 256, (2, 9), generator=torch.Generator().manual_seed(4))
+    ids[1, 6:] = model.config.pad_token_id  # padding, where RoBERTa's positions stop counting
+    ids = ids.to(device)
     torch._dynamo.reset()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -151,15 +173,6 @@ def test_bert_encoder_compiles_whole_and_matches_eager() -> None:
     assert fallbacks == [], [str(w.message) for w in fallbacks]
     want = model(input_ids=ids).last_hidden_state
     torch.testing.assert_close(got, want, atol=1e-4, rtol=1e-4)
-
-
-ON_CUDA = pytest.param(
-    "cuda",
-    marks=[
-        pytest.mark.cuda,
-        pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device"),
-    ],
-)
 
 
 @torch.no_grad()

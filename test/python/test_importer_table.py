@@ -150,6 +150,29 @@ def test_matmuls_and_linear():
     _check(lambda a, c: torch.bmm(a, c), torch.randn(2, 3, 4), torch.randn(2, 4, 5))
 
 
+def test_int32_arithmetic_counts_and_casts_as_torch_does():
+    """RoBERTa's position ids: a mask cast to int32, counted with cumsum (which torch
+    widens to int64), cast back, offset, multiplied; Bloom's int32 ALiBi exponents."""
+    ids = torch.tensor([[5, 7, 1, 1], [1, 9, 9, 3]])
+
+    def positions(i):
+        mask = i.ne(1).int()
+        return (torch.cumsum(mask, dim=1).type_as(mask) + 2) * mask + 1
+
+    _check(positions, ids)
+    x = torch.randn(2, 4)
+    _check(lambda a: torch.pow(0.5, torch.arange(1, 5, dtype=torch.int32)) * a, x)
+    _check(lambda a, b: torch.where(a > b, a - b, b * 3).sum(0), *ids.int().unbind(0))
+
+
+def test_an_integer_matrix_product_stays_in_eager():
+    """cuBLASLt has no integer product; the row says so instead of failing later."""
+    a = torch.randint(-5, 5, (4, 8), dtype=torch.int32)
+    gm = _trace(lambda x, y: x @ y, a, a.T.contiguous())
+    (mm,) = (n for n in gm.graph.nodes if n.target == torch.ops.aten.mm.default)
+    assert "torch.int32 matrix product has no cuBLASLt lowering" in unsupported_reason(mm)
+
+
 def test_comparisons_where_and_full():
     x = torch.randn(4, 4)
     _check(lambda a: torch.where(a > 0, a, torch.zeros(4, 4)) + (a == a).to(a.dtype), x)
@@ -176,11 +199,11 @@ def test_grouped_query_attention_is_one_sdpa():
 
 
 def test_unsupported_nodes_say_why():
-    gm = _trace(lambda a: torch.atan(a) + a.to(torch.int32).sum(), torch.randn(3))
+    gm = _trace(lambda a: torch.atan(a) + a.to(torch.int16).sum(), torch.randn(3))
     reasons = {
         str(n.target): unsupported_reason(n) for n in gm.graph.nodes if n.op == "call_function"
     }
     assert reasons["aten.atan.default"] == "no import rule"
-    assert "torch.int32" in reasons["aten._to_copy.default"]
+    assert "torch.int16" in reasons["aten._to_copy.default"]
     with pytest.raises(UnsupportedNodeError, match=r"aten\.atan"):
         import_graph(gm, {})

@@ -66,3 +66,18 @@ func.func @embed_and_select(%table: tensor<50x8xf16>, %ids: tensor<3x4xi64>) -> 
   %m = hl.amax %half {dims = array<i64: 1>} : tensor<3x2x16xf16> -> tensor<3x16xf16>
   func.return %both, %m : tensor<3x4x16xf16>, tensor<3x16xf16>
 }
+
+// -----
+
+// RoBERTa's position ids: a padding mask cast to i32, counted, multiplied, gathered.
+// CHECK-LABEL: @int32_positions on {{cpu|cuda}}, seed 0:
+// CHECK-NEXT:    result 0 tensor<2x6x8xf32>: max abs error {{.*}}: ok
+func.func @int32_positions(%ids: tensor<2x6xi64>, %table: tensor<16x8xf32>) -> tensor<2x6x8xf32> {
+  %pad = hl.constant {value = dense<1> : tensor<i64>} : tensor<i64>
+  %ne = hl.compare %ids, %pad {predicate = "ne"} : (tensor<2x6xi64>, tensor<i64>) -> tensor<2x6xi1>
+  %mask = hl.cast %ne : tensor<2x6xi1> -> tensor<2x6xi32>
+  %count = hl.cumsum %mask {dim = 1 : i64} : tensor<2x6xi32> -> tensor<2x6xi32>
+  %pos = hl.mul %count, %mask : (tensor<2x6xi32>, tensor<2x6xi32>) -> tensor<2x6xi32>
+  %rows = hl.embedding %table, %pos : (tensor<16x8xf32>, tensor<2x6xi32>) -> tensor<2x6x8xf32>
+  func.return %rows : tensor<2x6x8xf32>
+}
