@@ -44,6 +44,13 @@ from lumir.cublaslt_enums import DataType, Epilogue, Operand
 from lumir.dialects.cublaslt_rt import DEFAULT_WORKSPACE_SIZE
 from lumir.operand_layout import MatrixLayout, matrix_layout
 from lumir.runtime.gemm_autotune import TOP_K, AlgorithmTuner, problem_key, time_candidates
+from lumir.runtime.padded_output import (
+    padded_problem,
+    shared_staging,
+    stage_a,
+    staged_a,
+    unstage,
+)
 from lumir.verifier.type_table import SUPPORTED_ROWS
 
 if TYPE_CHECKING:
@@ -285,8 +292,18 @@ class CublasLtMatmulPlan:
         _check_buffer("workspace", self.workspace, 0)
         if self.workspace.device != self.device:
             raise ValueError(f"the workspace is on {self.workspace.device}, D on {self.device}")
+        # A problem whose m fills no whole 16-byte vectors runs padded: A staged with zero
+        # rows, D computed into a staging buffer and copied out (lumir.runtime.padded_output).
+        self.padded = padded_problem(descriptor, c is not None, bias is not None)
+        staging = a_staged = None
+        if self.padded is not None:
+            staging = shared_staging(self.device, self.padded.d_layout.byte_extent())
+            a_staged = staged_a(self.padded, self.device)
         # References keep the buffers, hence the addresses baked into the call, alive.
-        self.buffers = {"a": a, "b": b, "c": c, "d": d, "bias": bias}
+        self.buffers = {
+            "a": a, "b": b, "c": c, "d": d, "bias": bias,
+            "staging": staging, "a_staged": a_staged,
+        }  # fmt: skip
 
         scale = _SCALE_NUMPY.get(descriptor.scale_type)
         if scale is None:
@@ -354,7 +371,7 @@ class CublasLtMatmulPlan:
                 raise ValueError(f"operand {name} is on {buffer.device} but D is on {d.device}")
 
     def _build(self, lt: ModuleType) -> None:
-        desc = self.descriptor
+        desc = self.padded.descriptor if self.padded is not None else self.descriptor
         with _device_context(self.device):
             self._matmul_desc = lt.matmul_desc_create(
                 desc.compute_type.cuda_value, desc.scale_type.cuda_value
@@ -377,9 +394,10 @@ class CublasLtMatmulPlan:
                 layouts[Operand.C] = layouts[Operand.D]
             handles = {op: self._make_layout(lt, layouts[op]) for op in Operand}
 
-            d_buffer = self.buffers["d"]
+            staged = self.padded is not None
+            d_buffer = self.buffers["staging"] if staged else self.buffers["d"]
             pointers = {
-                Operand.A: self.buffers["a"].data_ptr(),
+                Operand.A: self.buffers["a_staged" if staged else "a"].data_ptr(),
                 Operand.B: self.buffers["b"].data_ptr(),
                 Operand.C: (c_buffer if c_buffer is not None else d_buffer).data_ptr(),
                 Operand.D: d_buffer.data_ptr(),
@@ -475,7 +493,7 @@ class CublasLtMatmulPlan:
             f"{torch.cuda.get_device_name(self.device)} "
             f"sm{''.join(map(str, torch.cuda.get_device_capability(self.device)))}",
             int(lt.get_version()),
-            self.descriptor,
+            self.padded.descriptor if self.padded is not None else self.descriptor,
             self.alignments,
             self.workspace.numel(),
             self.bias_dtype,
@@ -483,11 +501,12 @@ class CublasLtMatmulPlan:
 
         def measure() -> list[float]:
             d = self.buffers["d"]
-            scratch = (
-                d
-                if self._d_holds_nothing_yet
-                else torch.empty(d.numel(), dtype=torch.uint8, device=self.device)
-            )
+            if self.buffers["staging"] is not None:  # written before every copy-out anyway
+                scratch = self.buffers["staging"]
+            elif self._d_holds_nothing_yet:
+                scratch = d
+            else:
+                scratch = torch.empty(d.numel(), dtype=torch.uint8, device=self.device)
             timed = {**pointers, Operand.D: scratch.data_ptr()}
             if pointers[Operand.C] == pointers[Operand.D]:
                 timed[Operand.C] = scratch.data_ptr()
@@ -537,7 +556,23 @@ class CublasLtMatmulPlan:
                 f"run() on a plan whose D was unbound, use run_into(d); descriptor: "
                 f"{self.descriptor}"
             )
+        if self.padded is not None:
+            self._run_padded(self.buffers["d"], stream)
+            return
         self._call(*self._arguments, _raw_stream(stream, self.device))
+
+    def _run_padded(self, d: torch.Tensor, stream: torch.cuda.Stream | int | None) -> None:
+        """Stage A, run the padded problem, copy D out: all on `stream`, in order."""
+        assert self.padded is not None
+        context: contextlib.AbstractContextManager[object] = contextlib.nullcontext()
+        if stream is not None:
+            if isinstance(stream, int):
+                stream = torch.cuda.ExternalStream(stream, device=self.device)
+            context = torch.cuda.stream(stream)
+        with context:
+            stage_a(self.padded, self.buffers["a"], self.buffers["a_staged"])
+            self._call(*self._arguments, _raw_stream(None, self.device))
+            unstage(self.padded, self.descriptor, self.buffers["staging"], d)
 
     def run_into(self, d: torch.Tensor, stream: torch.cuda.Stream | int | None = None) -> None:
         """`run(stream)`, writing D into `d` instead of the build-time buffer: a flat
@@ -553,6 +588,9 @@ class CublasLtMatmulPlan:
         if self._closed:
             raise RuntimeError(f"run_into() on a closed plan; descriptor: {self.descriptor}")
         pointer = self._checked_d(d)
+        if self.padded is not None:  # the call writes the staging buffer, then d
+            self._run_padded(d, stream)
+            return
         arguments = list(self._arguments)
         arguments[_D_POINTER] = pointer
         if self.buffers["c"] is None:
@@ -566,6 +604,8 @@ class CublasLtMatmulPlan:
         if d.device != self.device:
             raise ValueError(f"operand D is on {d.device}, the plan runs on {self.device}")
         pointer = d.data_ptr()
+        if self.padded is not None:
+            return pointer  # d only receives a copy: any alignment does
         alignment = _alignment(pointer, layout)
         if pointer % 16 or alignment < self.alignments[Operand.D]:
             raise ValueError(

@@ -31,6 +31,7 @@ from lumir.runtime.cuda_cublaslt import (
 )
 from lumir.runtime.cuda_graph import CudaGraphProgram
 from lumir.runtime.layouts import MatrixLayout, matrix_layout
+from lumir.runtime.padded_output import padded_problem, stage_a, staged_a, unstage
 
 needs_gpu = pytest.mark.skipif(
     not cublaslt_available(), reason="needs nvmath-python and a CUDA device"
@@ -452,3 +453,68 @@ def test_rejects_short_and_host_buffers() -> None:
             buffer(Operand.B),
             buffer(Operand.D),
         )
+
+
+def test_a_ragged_m_runs_padded_only_where_it_pays() -> None:
+    """GPT-2's lm_head (50257 bf16 logits a row) runs as m = 50264 with A staged and D
+    copied out; a round m, a small D, a read C, a bias, batches or a transa-N A do not."""
+    lm_head = linear_descriptor(DataType.BF16, rows=1024, k=64, out_features=50257)
+    problem = padded_problem(lm_head, has_c=False, reads_bias=False)
+    assert problem is not None
+    assert (problem.descriptor.m, problem.descriptor.ldd, problem.descriptor.lda) == (
+        50264,
+        50264,
+        64,
+    )
+    assert problem.a_bytes == 50257 * 64 * 2
+    round_m = replace(lm_head, m=50264, ldc=50264, ldd=50264)
+    assert padded_problem(round_m, False, False) is None
+    assert padded_problem(replace(lm_head, n=8), False, False) is None  # below MIN_ELEMENTS
+    assert padded_problem(replace(lm_head, beta=1.0), True, False) is None
+    assert padded_problem(lm_head, has_c=False, reads_bias=True) is None
+    plain = linear_descriptor(DataType.BF16, rows=1024, k=64, out_features=50257, weight="kn")
+    assert padded_problem(plain, False, False) is None
+    f32_out = linear_descriptor(
+        DataType.BF16, rows=1024, k=64, out_features=4099, out_dtype=DataType.F32
+    )
+    assert padded_problem(f32_out, False, False).descriptor.m == 4104  # type: ignore[union-attr]
+
+
+def test_staging_copies_a_in_and_the_first_m_rows_out() -> None:
+    desc = linear_descriptor(DataType.BF16, rows=300, k=8, out_features=4099)
+    problem = padded_problem(desc, has_c=False, reads_bias=False)
+    assert problem is not None
+    weight = torch.randn(4099, 8).to(torch.bfloat16)
+    staged = staged_a(problem, torch.device("cpu"))
+    stage_a(problem, as_buffer(weight), staged)
+    staged_rows = staged.view(torch.bfloat16).view(problem.descriptor.m, 8)
+    assert torch.equal(staged_rows[:4099], weight) and not staged_rows[4099:].any()
+    values = torch.randn(300, problem.descriptor.m).to(torch.bfloat16)
+    d = torch.zeros(operand_bytes(desc, Operand.D), dtype=torch.uint8)
+    unstage(problem, desc, as_buffer(values), d)
+    assert torch.equal(d.view(torch.bfloat16).view(300, 4099), values[:, :4099])
+
+
+@pytest.mark.cuda
+@needs_gpu
+def test_a_plan_with_a_ragged_m_computes_through_the_padded_problem() -> None:
+    """Into its own D, into a fresh D (run_into) and replayed in a CUDA graph."""
+    desc = linear_descriptor(DataType.BF16, rows=512, k=256, out_features=4099)
+    x, w = random((512, 256), DataType.BF16), random((4099, 256), DataType.BF16, 256**-0.5)
+    d = torch.full((operand_bytes(desc, Operand.D),), 255, dtype=torch.uint8, device="cuda")
+    with CublasLtMatmulPlan(desc, as_buffer(w), as_buffer(x), d) as plan:
+        assert plan.padded is not None
+        plan.run()
+        fresh = torch.empty_like(d)
+        plan.run_into(fresh)
+        graph = torch.cuda.CUDAGraph()
+        replayed = torch.empty_like(d)
+        with torch.cuda.graph(graph):
+            plan.run_into(replayed)
+        w.mul_(2)  # A is staged on every run: a replay reads the weight as it is now
+        graph.replay()
+    torch.cuda.synchronize()
+    want = reference(x, w, desc)
+    assert_close(replayed.view(torch.bfloat16).view(512, 4099), want, DataType.BF16)
+    for out in (d, fresh):
+        assert_close(out.view(torch.bfloat16).view(512, 4099), want / 2, DataType.BF16)
