@@ -31,8 +31,9 @@ CPU and CUDA executors run without further checks.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import fields
+from dataclasses import dataclass, fields
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -568,13 +569,53 @@ The torch backend uses this to update a model's KV cache where it lives."""
 
 
 STRIDED_KERNELS = ("hl.sdpa",)
-"""Kernels that read inputs and write their result through permuted views of buffers
-(`input_permutations`, `output_permutation`): torch's SDPA takes query, key and value
-of any strides whose last dimension is contiguous, so a transpose of an operand or of
-the result need not be a copy kernel of its own."""
+"""Kernels that read inputs and write their result through strided views of buffers
+(`input_windows`, `input_permutations`, `output_permutation`): torch's SDPA and lumir's
+attention kernels take query, key and value of any strides whose last dimension is
+contiguous, so a slice or transpose of an operand or of the result need not be a copy
+kernel of its own."""
 
 
 Permutation = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Window:
+    """A launch input read as `hl.reshape(hl.slice(buffer, -1, start, end), shape)`:
+    elements [start, end) of the buffer's last dimension, that dimension then split
+    into `shape`'s trailing dimensions (a strided view: rows keep the buffer's stride)."""
+
+    start: int
+    end: int
+    shape: tuple[int, ...]
+
+    def values(self) -> list[int]:
+        """The `array<i64: start, end, shape...>` it is written as."""
+        return [self.start, self.end, *self.shape]
+
+    @staticmethod
+    def from_values(values: Sequence[int]) -> Window | None:
+        """The window of an `input_windows` entry (None for an empty one)."""
+        if not values:
+            return None
+        start, end, *shape = values
+        return Window(start, end, tuple(shape))
+
+    def problem(self, buffer_shape: Sequence[int]) -> str | None:
+        """Why this window is not a view of a buffer of `buffer_shape` (None when it is)."""
+        if not buffer_shape:
+            return "a rank-0 buffer has no last dimension to slice"
+        *lead, last = buffer_shape
+        if not 0 <= self.start < self.end <= last:
+            return f"[{self.start}, {self.end}) is not a non-empty range of the last {last}"
+        if list(self.shape[: len(lead)]) != list(lead) or len(self.shape) < len(buffer_shape):
+            return (
+                f"shape {list(self.shape)} does not keep the leading dimensions {lead} and "
+                f"split only the last"
+            )
+        if math.prod(self.shape[len(lead) :]) != self.end - self.start:
+            return f"shape {list(self.shape)} does not split {self.end - self.start} elements"
+        return None
 
 
 def inverse_permutation(permutation: Permutation) -> Permutation:
@@ -599,10 +640,13 @@ class LaunchOp(IRDLOperation):
     of `IN_PLACE_KERNELS` may write its first input in place (`outs` is `ins[0]`, of the
     same type).
 
-    A kernel of `STRIDED_KERNELS` may read and write through permuted views instead of
-    the dense buffers themselves, so that a transpose next to it is no copy:
+    A kernel of `STRIDED_KERNELS` may read and write through strided views instead of
+    the dense buffers themselves, so that a slice or transpose next to it is no copy:
+    `input_windows` (one `array<i64>` per input, empty or `[start, end, shape...]`, a
+    `Window`) makes input i's value `hl.reshape(hl.slice(input i, -1, start, end),
+    shape)`, as q, k and v are column blocks of one fused projection's result;
     `input_permutations` (one `array<i64>` per input) makes the op's operand i
-    `hl.transpose(input i, permutation i)`, a strided view of input i's bytes, and
+    `hl.transpose(value i, permutation i)`, a strided view of input i's bytes, and
     `output_permutation` q makes the output buffer hold `hl.transpose(result, q)`,
     i.e. the kernel writes its result into the output buffer viewed permuted by q's
     inverse. Every permutation keeps the last dimension last (its stride stays 1).
@@ -614,6 +658,7 @@ class LaunchOp(IRDLOperation):
     output = operand_def(MemRefType)
     kernel = prop_def(StringAttr)
     params = opt_prop_def(DictionaryAttr)
+    input_windows = opt_prop_def(ArrayAttr[DenseArrayBase])
     input_permutations = opt_prop_def(ArrayAttr[DenseArrayBase])
     output_permutation = opt_prop_def(DenseArrayBase)
 
@@ -632,10 +677,18 @@ class LaunchOp(IRDLOperation):
         params: Mapping[str, Attribute] | None = None,
         input_permutations: Sequence[Permutation] | None = None,
         output_permutation: Permutation | None = None,
+        input_windows: Sequence[Window | None] | None = None,
     ):
         properties: dict[str, Attribute] = {"kernel": StringAttr(kernel)}
         if params:
             properties["params"] = DictionaryAttr(dict(params))
+        if input_windows is not None:
+            properties["input_windows"] = ArrayAttr(
+                [
+                    DenseArrayBase.from_list(i64, window.values() if window else [])
+                    for window in input_windows
+                ]
+            )
         if input_permutations is not None:
             properties["input_permutations"] = ArrayAttr(
                 [DenseArrayBase.from_list(i64, list(p)) for p in input_permutations]
@@ -649,6 +702,14 @@ class LaunchOp(IRDLOperation):
     def kernel_params(self) -> dict[str, Attribute]:
         """The `hl` op's properties (an empty dict when it has none)."""
         return dict(self.params.data) if self.params is not None else {}
+
+    def read_windows(self) -> list[Window | None]:
+        """The window each input is read through (None where it is read whole)."""
+        if self.input_windows is None:
+            return [None for _ in self.inputs]
+        return [
+            Window.from_values([int(v) for v in w.get_values()]) for w in self.input_windows.data
+        ]
 
     def read_permutations(self) -> list[Permutation]:
         """The permutation each input is read through (the identity when there is none)."""
@@ -695,13 +756,30 @@ class LaunchOp(IRDLOperation):
         kernel = self.kernel.data
         operands = [tensor_of(t) for t in input_types]
         result = tensor_of(output_type)
-        if self.input_permutations is None and self.output_permutation is None:
+        strided = (self.input_windows, self.input_permutations, self.output_permutation)
+        if all(attribute is None for attribute in strided):
             return operands, result
         if kernel not in STRIDED_KERNELS:
             raise VerifyException(
                 f"'{self.name}' {kernel} reads and writes dense buffers; only "
-                f"{', '.join(STRIDED_KERNELS)} takes input_permutations or output_permutation"
+                f"{', '.join(STRIDED_KERNELS)} takes input_windows, input_permutations or "
+                f"output_permutation"
             )
+        if self.input_windows is not None and len(self.input_windows.data) != len(input_types):
+            raise VerifyException(
+                f"'{self.name}' input_windows has {len(self.input_windows.data)} entries for "
+                f"{len(input_types)} inputs; give one window (or an empty array) per input"
+            )
+        shapes = [tuple(t.get_shape()) for t in input_types]
+        for index, window in enumerate(self.read_windows()):
+            if window is None:
+                continue
+            problem = window.problem(shapes[index])
+            if problem is not None:
+                raise VerifyException(
+                    f"'{self.name}' input {index} window on {input_types[index]}: {problem}"
+                )
+            shapes[index] = window.shape
         if self.input_permutations is not None:
             count = len(self.input_permutations.data)
             if count != len(input_types):
@@ -712,10 +790,11 @@ class LaunchOp(IRDLOperation):
         for index, (permutation, buffer) in enumerate(
             zip(self.read_permutations(), input_types, strict=True)
         ):
-            shape = _checked_shape(self, f"input {index}", permutation, buffer)
+            shape = _checked_shape(self, f"input {index}", permutation, shapes[index], buffer)
             operands[index] = TensorType(buffer.element_type, permuted_shape(shape, permutation))
         permutation = self.write_permutation()
-        shape = _checked_shape(self, "output", permutation, output_type)
+        output_shape = tuple(output_type.get_shape())
+        shape = _checked_shape(self, "output", permutation, output_shape, output_type)
         inverse = inverse_permutation(permutation)
         result = TensorType(output_type.element_type, permuted_shape(shape, inverse))
         return operands, result
@@ -727,15 +806,20 @@ def _identity(value: SSAValue) -> Permutation:
 
 
 def _checked_shape(
-    op: Operation, role: str, permutation: Permutation, buffer: MemRefType[Attribute]
+    op: Operation,
+    role: str,
+    permutation: Permutation,
+    shape: tuple[int, ...],
+    buffer: MemRefType[Attribute],
 ) -> tuple[int, ...]:
-    """`buffer`'s shape, once `permutation` is known to be a view the kernel can read."""
-    shape = tuple(buffer.get_shape())
+    """`shape` (of `buffer`, or of its window), once `permutation` is known to be a view
+    the kernel can read."""
     rank = len(shape)
     if sorted(permutation) != list(range(rank)):
         raise VerifyException(
             f"'{op.name}' {role} permutation {list(permutation)} is not a permutation of "
             f"the {rank} dimensions of {buffer}"
+            + ("" if shape == tuple(buffer.get_shape()) else f" viewed as {list(shape)}")
         )
     if rank and permutation[-1] != rank - 1:
         raise VerifyException(
@@ -1100,6 +1184,7 @@ __all__ = [
     "MatmulOp",
     "PlanOp",
     "ViewOp",
+    "Window",
     "buffer_bytes",
     "buffer_of",
     "byte_range",

@@ -28,6 +28,9 @@ attention: a transpose (keeping the last dimension last) read only as an `hl.sdp
 query, key or value, or applied to an sdpa result and nothing else, is absorbed into the
 sdpa launch, which reads the transpose's input through `input_permutations` or writes
 the transpose's buffer through `output_permutation` (strided views, no copy kernel).
+Likewise a query, key or value that an `hl.slice` copied out of the last dimension of
+an intermediate (q, k and v of a fused projection such as GPT-2's `c_attn`), read by
+that sdpa alone, is read in place through `input_windows`, and the copy goes.
 
 Plans are named `@plan0`, `@plan1`, ... in IR order (skipping names the module already
 uses) and placed at the top of the module in that order, so the same input always gives
@@ -43,7 +46,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects.builtin import FunctionType, MemRefType, ModuleOp, StringAttr, TensorType
 from xdsl.dialects.func import FuncOp, ReturnOp
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Operation, OpResult, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -189,13 +192,17 @@ def _written_by_sdpa_launch(op: hl.ScaledDotProductAttentionOp) -> hl.TransposeO
 
 
 class SdpaToStridedLaunch(RewritePattern):
-    """hl.sdpa -> alloc + cublaslt_rt.launch, absorbing the transposes around it.
+    """hl.sdpa -> alloc + cublaslt_rt.launch, absorbing the slices and transposes around it.
 
     An operand that is a transpose read only by sdpa launches becomes the transpose's
     input read through `input_permutations`; a result whose only use is a transpose is
-    written into that transpose's buffer through `output_permutation`. torch's SDPA
-    takes strided query/key/value (last dimension contiguous), so neither transpose is a
-    copy kernel. Without such transposes the launch is what `HlOpToLaunch` makes.
+    written into that transpose's buffer through `output_permutation`. An operand (or a
+    transpose's input) that is a column block of another buffer, copied out by an
+    `hl.slice` launch of the last dimension and read by nothing but this sdpa (q, k and
+    v of a fused q/k/v projection), is read in place through `input_windows` instead,
+    and the copy goes. The attention kernels take strided query/key/value (last
+    dimension contiguous), so none of these is a copy kernel. Without them the launch
+    is what `HlOpToLaunch` makes.
     """
 
     @op_type_rewrite_pattern
@@ -206,8 +213,10 @@ class SdpaToStridedLaunch(RewritePattern):
             return
         inputs: list[SSAValue] = []
         permutations: list[tuple[int, ...]] = []
+        windows: list[cublaslt_rt.Window | None] = []
         absorbed: list[hl.TransposeOp] = []
-        for value in op.operands:
+        copies: list[list[Operation]] = []  # per column block read in place: view, copy, alloc
+        for index, value in enumerate(op.operands):
             owner = value.owner
             if isinstance(owner, hl.TransposeOp) and _read_by_sdpa_launch(owner):
                 absorbed.append(owner)
@@ -217,19 +226,28 @@ class SdpaToStridedLaunch(RewritePattern):
                 permutations.append(tuple(range(_rank(value))))
             if not isinstance(value.type, MemRefType):
                 return  # a producer is not lowered yet; the walker comes back
-            inputs.append(value)
+            block = _column_block(value, op) if index < _SDPA_VIEWED_OPERANDS else None
+            if block is None:
+                inputs.append(value)
+                windows.append(None)
+            else:
+                source, window, dead = block
+                inputs.append(source)
+                windows.append(window)
+                copies.append(dead)
         transpose = _written_by_sdpa_launch(op)
         result = transpose.result if transpose is not None else op.result
         assert isinstance(result.type, TensorType)
         alloc = cublaslt_rt.AllocOp(buffer_of(result.type))
-        strided = transpose is not None or any(p != tuple(range(len(p))) for p in permutations)
+        permuted = transpose is not None or any(p != tuple(range(len(p))) for p in permutations)
         launch = cublaslt_rt.LaunchOp(
             op.name,
             inputs,
             alloc.memref,
             op.properties,
-            input_permutations=permutations if strided else None,
-            output_permutation=_permutation(transpose) if strided else None,
+            input_permutations=permutations if permuted else None,
+            output_permutation=_permutation(transpose) if permuted else None,
+            input_windows=windows if copies else None,
         )
         copy_location(op, alloc, launch)
         if transpose is None:
@@ -243,6 +261,69 @@ class SdpaToStridedLaunch(RewritePattern):
         for read in absorbed:  # dead once the last sdpa reading it is a launch
             if not read.result.uses and read.parent is not None:
                 rewriter.erase(read)
+        for dead in copies:  # the copies of the blocks now read in place
+            for copied in dead:
+                rewriter.erase(copied)
+
+
+def _column_block(
+    value: SSAValue, sdpa: hl.ScaledDotProductAttentionOp
+) -> tuple[SSAValue, cublaslt_rt.Window, list[Operation]] | None:
+    """(source, window, the ops that made the copy) when `value` (a buffer, or a
+    reshaping view of one) holds a column block that an `hl.slice` launch copied out of
+    the last dimension of `source`, an intermediate, and `sdpa` is its one reader
+    (directly or through a transpose it absorbs): the launch can then read the block
+    in place through the window, and the copy, its buffer and the view go."""
+    view = value.owner if isinstance(value.owner, cublaslt_rt.ViewOp) else None
+    if view is not None and view.byte_offset.value.data != 0:
+        return None
+    copy = view.source if view is not None else value
+    if not isinstance(copy, OpResult) or not isinstance(copy.owner, cublaslt_rt.AllocOp):
+        return None
+    users = [use.operation for use in copy.uses]
+    writers = [u for u in users if isinstance(u, cublaslt_rt.LaunchOp) and u.output is copy]
+    readers = [u for u in users if u not in writers]
+    if len(writers) != 1 or len(readers) != 1:
+        return None
+    if view is not None and (readers[0] is not view or len(list(view.result.uses)) != 1):
+        return None
+    reader = next(iter(value.uses)).operation if view is not None else readers[0]
+    if not _reads_for(reader, sdpa):
+        return None
+    launch = writers[0]
+    if launch.kernel.data != "hl.slice" or len(launch.inputs) != 1 or launch.input_windows:
+        return None
+    source = launch.inputs[0]
+    root, _, _ = cublaslt_rt.byte_range(source)
+    if not isinstance(root, OpResult) or not isinstance(root.owner, cublaslt_rt.AllocOp):
+        return None  # an argument may be updated in place at load time: keep the copy
+    source_shape = tuple(_memref_shape(source))
+    params = launch.kernel_params()
+    dim, start, end, step = (
+        int(params[name].value.data)  # type: ignore[attr-defined]
+        for name in ("dim", "start", "end", "step")
+    )
+    if not source_shape or dim % len(source_shape) != len(source_shape) - 1:
+        return None
+    first, stop, stride = slice(start, end, step).indices(source_shape[-1])
+    window = cublaslt_rt.Window(first, stop, tuple(_memref_shape(value)))
+    if stride != 1 or window.problem(source_shape) is not None:
+        return None
+    dead: list[Operation] = [view] if view is not None else []
+    return source, window, [*dead, launch, copy.owner]
+
+
+def _reads_for(reader: Operation, sdpa: hl.ScaledDotProductAttentionOp) -> bool:
+    """Whether `reader` is `sdpa`, or a transpose read by `sdpa` alone."""
+    if isinstance(reader, hl.TransposeOp):
+        uses = list(reader.result.uses)
+        return len(uses) == 1 and uses[0].operation is sdpa
+    return reader is sdpa
+
+
+def _memref_shape(value: SSAValue) -> tuple[int, ...]:
+    assert isinstance(value.type, MemRefType)
+    return tuple(value.type.get_shape())
 
 
 def _rank(value: SSAValue) -> int:

@@ -60,6 +60,7 @@ from lumir.dialects.cublaslt_rt import (
     MatmulOp,
     PlanOp,
     ViewOp,
+    Window,
     byte_range,
     inverse_permutation,
     overlap,
@@ -712,8 +713,10 @@ class _Loader:
         _refuse_overlap(op, op.output, list(op.inputs[1:] if in_place else op.inputs))
         kernel_name = op.kernel.data
         inputs = [
-            self._view(value, self.buffers[value]).permute(permutation)
-            for value, permutation in zip(op.inputs, op.read_permutations(), strict=True)
+            _windowed(self._view(value, self.buffers[value]), window).permute(permutation)
+            for value, window, permutation in zip(
+                op.inputs, op.read_windows(), op.read_permutations(), strict=True
+            )
         ]
         # The output buffer holds transpose(result, q): the result is written through
         # the buffer viewed by q's inverse (a strided view; the identity when q is).
@@ -809,6 +812,14 @@ def _in_order(launches: Sequence[Launch]) -> Launch:
             step()
 
     return launch
+
+
+def _windowed(tensor: torch.Tensor, window: Window | None) -> torch.Tensor:
+    """`tensor` read through a launch's input window (`cublaslt_rt.Window`): a slice of
+    its last dimension split into the window's shape, a strided view (no copy)."""
+    if window is None:
+        return tensor
+    return tensor[..., window.start : window.end].view(window.shape)
 
 
 def _refuse_overlap(op: Operation, written: SSAValue, read: Sequence[SSAValue]) -> None:

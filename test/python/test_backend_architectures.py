@@ -212,3 +212,25 @@ def test_greedy_decoding_with_kv_cache_matches_eager_and_fuses_once(name: str) -
     partitions = [p for g in stats.GRAPHS for p in g.partitions]
     assert partitions and max(p.fuse_runs for p in partitions) <= 2
     assert max(p.specialisations for p in partitions) >= 10
+
+
+@torch.no_grad()
+def test_gpt2_attention_reads_q_k_v_in_place(tmp_path) -> None:
+    """GPT-2's q, k and v are column blocks of one c_attn result: the attention launch
+    reads them through windows, with no copy of any of them (lower-to-cublaslt-rt).
+    Without a cache: with one, k and v are also the cache's new entries, which the
+    graph returns, so their copies stay."""
+    model = _model("gpt2", torch.float32)
+    ids = torch.randint(0, 256, (1, 12), generator=torch.Generator().manual_seed(5))
+    torch._dynamo.reset()
+    compiled = torch.compile(model, backend="lumir", options={"dump_ir": str(tmp_path)})
+    torch.testing.assert_close(
+        compiled(input_ids=ids, use_cache=False).logits,
+        model(input_ids=ids, use_cache=False).logits,
+        atol=1e-4,
+        rtol=1e-4,
+    )
+    (program,) = sorted(tmp_path.glob("*share-buffers.mlir"))
+    text = program.read_text()
+    assert text.count('"hl.sdpa"') == 2 and text.count("input_windows") == 2
+    assert 'launch "hl.slice"' not in text

@@ -80,7 +80,7 @@ func.func @dynamic(%a: memref<?xf32>, %r: memref<?xf32>) {
 
 // Only the kernels of STRIDED_KERNELS (hl.sdpa) read through permuted views.
 func.func @permuted_add(%a: memref<4x8xf32>, %r: memref<8x4xf32>) {
-  // expected-error @+1 {{'cublaslt_rt.launch' hl.neg reads and writes dense buffers; only hl.sdpa takes input_permutations or output_permutation}}
+  // expected-error @+1 {{'cublaslt_rt.launch' hl.neg reads and writes dense buffers; only hl.sdpa takes input_windows, input_permutations or output_permutation}}
   cublaslt_rt.launch "hl.neg" ins(%a : memref<4x8xf32>) outs(%r : memref<8x4xf32>) {output_permutation = array<i64: 1, 0>}
   func.return
 }
@@ -119,5 +119,41 @@ func.func @moves_last_dim(%q: memref<2x5x8xf32>, %k: memref<2x5x8xf32>, %v: memr
 func.func @viewed_types_disagree(%q: memref<1x4x6x16xf32>, %k: memref<1x4x6x16xf32>, %v: memref<1x6x4x16xf32>, %o: memref<1x4x6x16xf32>) {
   // expected-error @+1 {{'cublaslt_rt.launch' hl.sdpa on these buffers: 'hl.sdpa' shapes disagree: query [1, 4, 6, 16], key [1, 4, 6, 16], value [1, 6, 4, 16]}}
   cublaslt_rt.launch "hl.sdpa" ins(%q, %k, %v : memref<1x4x6x16xf32>, memref<1x4x6x16xf32>, memref<1x6x4x16xf32>) outs(%o : memref<1x4x6x16xf32>) {input_permutations = [array<i64: 0, 1, 2, 3>, array<i64: 0, 1, 2, 3>, array<i64: 0, 1, 2, 3>]}
+  func.return
+}
+
+// -----
+
+// One window (or an empty array) per input.
+func.func @window_count(%qkv: memref<2x5x96xf32>, %o: memref<2x5x4x8xf32>) {
+  // expected-error @+1 {{'cublaslt_rt.launch' input_windows has 1 entries for 3 inputs; give one window (or an empty array) per input}}
+  cublaslt_rt.launch "hl.sdpa" ins(%qkv, %qkv, %qkv : memref<2x5x96xf32>, memref<2x5x96xf32>, memref<2x5x96xf32>) outs(%o : memref<2x5x4x8xf32>) {input_windows = [array<i64: 0, 32, 2, 5, 4, 8>]}
+  func.return
+}
+
+// -----
+
+// A window is a non-empty range of the last dimension.
+func.func @window_out_of_range(%qkv: memref<2x5x96xf32>, %o: memref<2x5x4x8xf32>) {
+  // expected-error @+1 {{'cublaslt_rt.launch' input 2 window on memref<2x5x96xf32>: [80, 112) is not a non-empty range of the last 96}}
+  cublaslt_rt.launch "hl.sdpa" ins(%qkv, %qkv, %qkv : memref<2x5x96xf32>, memref<2x5x96xf32>, memref<2x5x96xf32>) outs(%o : memref<2x5x4x8xf32>) {input_windows = [array<i64: 0, 32, 2, 5, 4, 8>, array<i64: 32, 64, 2, 5, 4, 8>, array<i64: 80, 112, 2, 5, 4, 8>]}
+  func.return
+}
+
+// -----
+
+// Its shape keeps the leading dimensions and splits only the last one.
+func.func @window_moves_rows(%qkv: memref<2x5x96xf32>, %o: memref<2x5x4x8xf32>) {
+  // expected-error @+1 {{'cublaslt_rt.launch' input 0 window on memref<2x5x96xf32>: shape [5, 2, 4, 8] does not keep the leading dimensions [2, 5] and split only the last}}
+  cublaslt_rt.launch "hl.sdpa" ins(%qkv, %qkv, %qkv : memref<2x5x96xf32>, memref<2x5x96xf32>, memref<2x5x96xf32>) outs(%o : memref<2x5x4x8xf32>) {input_windows = [array<i64: 0, 32, 5, 2, 4, 8>, array<i64>, array<i64>]}
+  func.return
+}
+
+// -----
+
+// Its shape holds exactly the window's elements of a row.
+func.func @window_size(%qkv: memref<2x5x96xf32>, %o: memref<2x5x4x8xf32>) {
+  // expected-error @+1 {{'cublaslt_rt.launch' input 1 window on memref<2x5x96xf32>: shape [2, 5, 4, 16] does not split 32 elements}}
+  cublaslt_rt.launch "hl.sdpa" ins(%qkv, %qkv, %qkv : memref<2x5x96xf32>, memref<2x5x96xf32>, memref<2x5x96xf32>) outs(%o : memref<2x5x4x8xf32>) {input_windows = [array<i64>, array<i64: 32, 64, 2, 5, 4, 16>, array<i64>]}
   func.return
 }

@@ -88,3 +88,20 @@ func.func @strided_sdpa(%q: memref<1x4x6x16xbf16>, %k: memref<1x2x6x16xbf16>, %v
   cublaslt_rt.launch "hl.sdpa" {is_causal, enable_gqa} ins(%q, %k, %v : memref<1x4x6x16xbf16>, memref<1x2x6x16xbf16>, memref<1x6x2x16xbf16>) outs(%o : memref<1x6x4x16xbf16>) {input_permutations = [array<i64: 0, 1, 2, 3>, array<i64: 0, 1, 2, 3>, array<i64: 0, 2, 1, 3>], output_permutation = array<i64: 0, 2, 1, 3>}
   func.return %o : memref<1x6x4x16xbf16>
 }
+
+// -----
+
+// Column blocks (hl.sdpa only): input i is read as reshape(slice(input i, -1, start,
+// end), shape), then transposed. Here q, k and v are the three 32-wide blocks of one
+// [2, 5, 96] projection, each split into 4 heads of 8 and read as [2, 4, 5, 8]; an
+// empty array reads its input whole.
+// CHECK-LABEL: func.func @column_blocks(
+// CHECK-NEXT:    %o = cublaslt_rt.alloc : memref<2x4x5x8xf32>
+// CHECK-NEXT:    cublaslt_rt.launch "hl.sdpa" ins(%qkv, %k, %qkv : memref<2x5x96xf32>, memref<2x4x5x8xf32>, memref<2x5x96xf32>) outs(%o : memref<2x4x5x8xf32>) {input_windows = [array<i64: 0, 32, 2, 5, 4, 8>, array<i64>, array<i64: 64, 96, 2, 5, 4, 8>], input_permutations = [array<i64: 0, 2, 1, 3>, array<i64: 0, 1, 2, 3>, array<i64: 0, 2, 1, 3>]}
+// GENERIC-LABEL: "func.func"() <{sym_name = "column_blocks"
+// GENERIC:         "cublaslt_rt.launch"(%qkv, %k, %qkv, %o) <{kernel = "hl.sdpa", input_windows = [array<i64: 0, 32, 2, 5, 4, 8>, array<i64>, array<i64: 64, 96, 2, 5, 4, 8>], input_permutations = [array<i64: 0, 2, 1, 3>, array<i64: 0, 1, 2, 3>, array<i64: 0, 2, 1, 3>]}> : (memref<2x5x96xf32>, memref<2x4x5x8xf32>, memref<2x5x96xf32>, memref<2x4x5x8xf32>) -> ()
+func.func @column_blocks(%qkv: memref<2x5x96xf32>, %k: memref<2x4x5x8xf32>) -> memref<2x4x5x8xf32> {
+  %o = cublaslt_rt.alloc : memref<2x4x5x8xf32>
+  cublaslt_rt.launch "hl.sdpa" ins(%qkv, %k, %qkv : memref<2x5x96xf32>, memref<2x4x5x8xf32>, memref<2x5x96xf32>) outs(%o : memref<2x4x5x8xf32>) {input_windows = [array<i64: 0, 32, 2, 5, 4, 8>, array<i64>, array<i64: 64, 96, 2, 5, 4, 8>], input_permutations = [array<i64: 0, 2, 1, 3>, array<i64: 0, 1, 2, 3>, array<i64: 0, 2, 1, 3>]}
+  func.return %o : memref<2x4x5x8xf32>
+}
