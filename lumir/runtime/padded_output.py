@@ -21,7 +21,8 @@ is the same dot product it was (the summation order is the kernel's, as for any
 algorithm the heuristic picks). It applies only where the copies are worth it and
 nothing else changes:
 
-- m is not a whole number of 16-byte vectors of A's or D's type;
+- A is f16 or bf16 (what was measured; f32 and FP8 problems run as they are) and m is
+  not a whole number of 16-byte vectors of A's or D's type;
 - A is `transa` T with lda = k, D is dense (ldd = m), every layout column-major, one
   matrix (no batches), and D holds at least `MIN_ELEMENTS` elements (below that the
   slow kernel costs less than the copies' launches);
@@ -40,7 +41,7 @@ from dataclasses import dataclass, replace
 
 import torch
 
-from lumir.cublaslt_enums import Operand, Order, Transpose
+from lumir.cublaslt_enums import DataType, Operand, Order, Transpose
 from lumir.matmul_descriptor import MatmulDescriptor
 from lumir.operand_layout import MatrixLayout, matrix_layout
 
@@ -49,6 +50,9 @@ VECTOR_BYTES = 16
 
 MIN_ELEMENTS = 1 << 20
 """The smallest D (elements) computed through a padded problem (module docstring)."""
+
+PADDED_A_TYPES = (DataType.F16, DataType.BF16)
+"""A's types whose ragged-m problems run padded (the measured ones)."""
 
 _staging: dict[int, torch.Tensor] = {}
 _lock = threading.Lock()
@@ -77,6 +81,8 @@ def padded_problem(
 ) -> PaddedProblem | None:
     """The padded problem to run instead of `descriptor`, or None to run it as it is."""
     desc = descriptor
+    if desc.a_dtype not in PADDED_A_TYPES:
+        return None
     a_width, d_width = desc.a_dtype.byte_width, desc.d_dtype.byte_width
     step = VECTOR_BYTES // min(a_width, d_width)
     if VECTOR_BYTES % a_width or VECTOR_BYTES % d_width or desc.m % step == 0:
@@ -135,6 +141,7 @@ def unstage(
 
 __all__ = [
     "MIN_ELEMENTS",
+    "PADDED_A_TYPES",
     "VECTOR_BYTES",
     "PaddedProblem",
     "padded_problem",

@@ -457,7 +457,7 @@ def test_rejects_short_and_host_buffers() -> None:
 
 def test_a_ragged_m_runs_padded_only_where_it_pays() -> None:
     """GPT-2's lm_head (50257 bf16 logits a row) runs as m = 50264 with A staged and D
-    copied out; a round m, a small D, a read C, a bias, batches or a transa-N A do not."""
+    copied out; a round m, a small D, a read C, a bias, a transa-N or an f32 A do not."""
     lm_head = linear_descriptor(DataType.BF16, rows=1024, k=64, out_features=50257)
     problem = padded_problem(lm_head, has_c=False, reads_bias=False)
     assert problem is not None
@@ -478,6 +478,8 @@ def test_a_ragged_m_runs_padded_only_where_it_pays() -> None:
         DataType.BF16, rows=1024, k=64, out_features=4099, out_dtype=DataType.F32
     )
     assert padded_problem(f32_out, False, False).descriptor.m == 4104  # type: ignore[union-attr]
+    f32 = linear_descriptor(DataType.F32, rows=1024, k=64, out_features=4099)
+    assert padded_problem(f32, False, False) is None  # not measured: runs as it is
 
 
 def test_staging_copies_a_in_and_the_first_m_rows_out() -> None:
