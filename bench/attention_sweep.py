@@ -230,7 +230,7 @@ def prefill_sweep(repeat: int, device: torch.device) -> None:
                 )
 
             variants = {"torch's, copied in": torch_copied}
-            chosen = prefill_config(s, dim)
+            chosen = prefill_config(dim)
             for tiling in tilings:
                 mark = " (default)" if tiling == chosen else ""
                 name = (

@@ -297,7 +297,7 @@ def _column_block(
     root, _, _ = cublaslt_rt.byte_range(source)
     if not isinstance(root, OpResult) or not isinstance(root.owner, cublaslt_rt.AllocOp):
         return None  # an argument may be updated in place at load time: keep the copy
-    source_shape = tuple(_memref_shape(source))
+    source_shape = _memref_shape(source)
     params = launch.kernel_params()
     dim, start, end, step = (
         int(params[name].value.data)  # type: ignore[attr-defined]
@@ -306,7 +306,7 @@ def _column_block(
     if not source_shape or dim % len(source_shape) != len(source_shape) - 1:
         return None
     first, stop, stride = slice(start, end, step).indices(source_shape[-1])
-    window = cublaslt_rt.Window(first, stop, tuple(_memref_shape(value)))
+    window = cublaslt_rt.Window(first, stop, _memref_shape(value))
     if stride != 1 or window.problem(source_shape) is not None:
         return None
     dead: list[Operation] = [view] if view is not None else []

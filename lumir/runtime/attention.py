@@ -284,7 +284,7 @@ class PrefillConfig:
     num_stages: int = 3
 
 
-def prefill_config(query_len: int, head_dim: int) -> PrefillConfig:
+def prefill_config(head_dim: int) -> PrefillConfig:
     """The tiling a prefill call runs with, a function of the head size only.
 
     64 query rows and 64 keys a step with 4 warps was the fastest of six tilings at
@@ -292,7 +292,6 @@ def prefill_config(query_len: int, head_dim: int) -> PrefillConfig:
     over 1024 keys 22.1 µs against 24.9-32.1 for 128-row tilings); at head size 128
     two pipeline stages instead of three (58.4 against 78.5 µs with a mask, the same
     causal)."""
-    del query_len  # one tiling measured best at every length
     return PrefillConfig(num_stages=2 if head_dim > 64 else 3)
 
 
@@ -317,7 +316,7 @@ def prefill_attention(
     from lumir.runtime.attention_kernel import attention_prefill_kernel
 
     batch, heads, query_len, head_dim = query.shape
-    config = config or prefill_config(query_len, head_dim)
+    config = config or prefill_config(head_dim)
     kv_heads, key_len = key.shape[1], key.shape[2]
     if mask is not None:
         mask_strides = mask.expand(batch, heads, query_len, key_len).stride()

@@ -331,6 +331,11 @@ class CublasLtMatmulPlan:
             self.close()
             raise
 
+    @property
+    def run_descriptor(self) -> MatmulDescriptor:
+        """The problem cuBLASLt runs: the padded one where there is one, else the plan's."""
+        return self.padded.descriptor if self.padded is not None else self.descriptor
+
     def _check_operands(
         self,
         a: torch.Tensor,
@@ -371,7 +376,7 @@ class CublasLtMatmulPlan:
                 raise ValueError(f"operand {name} is on {buffer.device} but D is on {d.device}")
 
     def _build(self, lt: ModuleType) -> None:
-        desc = self.padded.descriptor if self.padded is not None else self.descriptor
+        desc = self.run_descriptor
         with _device_context(self.device):
             self._matmul_desc = lt.matmul_desc_create(
                 desc.compute_type.cuda_value, desc.scale_type.cuda_value
@@ -493,7 +498,7 @@ class CublasLtMatmulPlan:
             f"{torch.cuda.get_device_name(self.device)} "
             f"sm{''.join(map(str, torch.cuda.get_device_capability(self.device)))}",
             int(lt.get_version()),
-            self.padded.descriptor if self.padded is not None else self.descriptor,
+            self.run_descriptor,
             self.alignments,
             self.workspace.numel(),
             self.bias_dtype,
