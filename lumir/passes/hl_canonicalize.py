@@ -345,16 +345,30 @@ class FoldRepeatKvIntoSdpa(RewritePattern):
 # --- attention masks known at compile time ----------------------------------------------
 
 
+LEFT_OUT_AT_OR_BELOW = -65536.0
+"""A float mask value at or below this leaves its key out, as -inf does.
+
+On CUDA, torch's scaled-dot-product attention turns a boolean mask into a float one
+before its cuDNN kernel takes it, writing -65536 (not -inf) for each false; Dynamo's
+aten graph of a CUDA model holds that `where(mask, 0, -65536)`, where the same model on
+the CPU holds -inf. A key whose score gets -65536 added is at least 65536 minus the
+row's spread of scores under the row's maximum, so its exponential underflows to exactly
+zero in f32 (below e^-104) unless a row's scores span more than ~65,000: for every real
+input, the same softmax as is_causal's. (A finite bias such as HF's older -1e4 is above
+it and stays a bias.)"""
+
+
 def attention_mask_kind(mask: torch.Tensor, queries: int, keys: int) -> str | None:
     """ "none" when `mask` lets every query see every key, "causal" when it is exactly
     torch's `is_causal` mask (queries == keys, query i sees keys 0..i), else None.
 
     A position takes part when the mask holds true (an i1 mask) or exactly zero (a
-    float one) and is left out when it holds false, -inf, or the type's lowest finite
-    value (HF fills with either): every row of a causal mask sees its own key, so a
-    score plus that lowest value is at least ~1e38 under the row's maximum and its
-    exponential is exactly zero, as -inf's is. Any other value (a finite bias) makes
-    the mask neither. The mask broadcasts to [..., queries, keys], and every
+    float one) and is left out when it holds false, -inf, the type's lowest finite
+    value (HF fills with either), or -65536 or less (`LEFT_OUT_AT_OR_BELOW`: what torch
+    writes for a boolean mask's false on CUDA): every row of a causal mask
+    sees its own key, so a score plus such a value is far under the row's maximum and
+    its exponential is exactly zero, as -inf's is. Any other value (a finite bias)
+    makes the mask neither. The mask broadcasts to [..., queries, keys], and every
     leading index must hold the same pattern.
     """
     from torch.utils._python_dispatch import _disable_current_modes
@@ -375,7 +389,7 @@ def _mask_kind(mask: torch.Tensor, queries: int, keys: int) -> str | None:
         passes = full
     else:
         passes = full == 0
-        left_out = (full == float("-inf")) | (full == torch.finfo(full.dtype).min)
+        left_out = (full <= LEFT_OUT_AT_OR_BELOW) | (full == torch.finfo(full.dtype).min)
         if not bool((passes | left_out).all()):
             return None
     if bool(passes.all()):
@@ -468,6 +482,7 @@ class HLCanonicalizePass(ModulePass):
 
 __all__ = [
     "CANONICALIZATION_PATTERNS",
+    "LEFT_OUT_AT_OR_BELOW",
     "ConstantToRhs",
     "FoldExactCastChain",
     "FoldIdentityCast",

@@ -74,6 +74,7 @@ def test_every_case_but_the_kept_ones_loses_its_mask() -> None:
         "one_token": 0,
         "kept": 3,
         "causal_lowest": 0,
+        "causal_cuda_fill": 0,
     }
 
 
@@ -96,6 +97,20 @@ def test_every_case_but_the_kept_ones_loses_its_mask() -> None:
         (torch.ones(4, 4, dtype=torch.bool).triu(), 4, 4, None),
         (torch.full((4, 4), 0.5), 4, 4, None),  # a bias
         (torch.full((4, 4), -1e4), 4, 4, None),  # large, but not "left out"
+        (  # torch's fill for a boolean mask's false on CUDA
+            torch.zeros(4, 4, dtype=torch.bfloat16).masked_fill(
+                ~torch.ones(4, 4, dtype=torch.bool).tril(), -65536.0
+            ),
+            4,
+            4,
+            "causal",
+        ),
+        (  # a bias between -1e4 and -65536 is still a bias
+            torch.zeros(4, 4).masked_fill(~torch.ones(4, 4, dtype=torch.bool).tril(), -65535.0),
+            4,
+            4,
+            None,
+        ),
         (
             torch.stack(
                 [torch.ones(3, 3, dtype=torch.bool).tril(), torch.ones(3, 3, dtype=torch.bool)]

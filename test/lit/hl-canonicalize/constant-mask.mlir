@@ -87,3 +87,21 @@ func.func @causal_lowest(%q: tensor<1x2x8xbf16>, %k: tensor<1x2x8xbf16>, %v: ten
   %a = hl.sdpa %q, %k, %v mask(%mask : tensor<2x2xbf16>) : tensor<1x2x8xbf16>, tensor<1x2x8xbf16>, tensor<1x2x8xbf16> -> tensor<1x2x8xbf16>
   func.return %a : tensor<1x2x8xbf16>
 }
+
+// -----
+
+// On CUDA, torch turns a boolean mask into a float one with -65536 for each false (the
+// fill its cuDNN kernel takes), so a CUDA model's aten graph holds that: causal too.
+// CHECK-LABEL: func.func @causal_cuda_fill(
+// CHECK-NEXT:    hl.sdpa %q, %k, %v {scale = 1.250000e-01 : f64, enable_gqa, is_causal}
+// CHECK-NEXT:    func.return
+func.func @causal_cuda_fill(%q: tensor<1x4x3x8xbf16>, %k: tensor<1x2x3x8xbf16>, %v: tensor<1x2x3x8xbf16>) -> tensor<1x4x3x8xbf16> {
+  %pos = hl.arange {start = 0 : i64, end = 3 : i64, step = 1 : i64} : tensor<3xi64>
+  %rows = hl.reshape %pos : tensor<3xi64> -> tensor<3x1xi64>
+  %sees = hl.compare %pos, %rows {predicate = "le"} : (tensor<3xi64>, tensor<3x1xi64>) -> tensor<3x3xi1>
+  %zero = hl.constant {value = dense<0.000000e+00> : tensor<bf16>} : tensor<bf16>
+  %fill = hl.constant {value = dense<-6.553600e+04> : tensor<bf16>} : tensor<bf16>
+  %mask = hl.where %sees, %zero, %fill : (tensor<3x3xi1>, tensor<bf16>, tensor<bf16>) -> tensor<3x3xbf16>
+  %a = hl.sdpa %q, %k, %v mask(%mask : tensor<3x3xbf16>) {scale = 1.250000e-01 : f64, enable_gqa} : tensor<1x4x3x8xbf16>, tensor<1x2x3x8xbf16>, tensor<1x2x3x8xbf16> -> tensor<1x4x3x8xbf16>
+  func.return %a : tensor<1x4x3x8xbf16>
+}
