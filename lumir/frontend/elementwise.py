@@ -74,6 +74,14 @@ def unary(op_class: type[hl.ElementwiseUnaryOp]) -> Converter:
     return convert
 
 
+def convert_reciprocal(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """aten.reciprocal: 1 / x in the result dtype (an integer input is a float result,
+    as in ATen). MPT's attention scale is one."""
+    result = cx.dtype(node)
+    (x,) = _operands(cx, node, result, 1)
+    return cx.emit(hl.DivOp(cx.constant(1.0, element_type(result)), x))
+
+
 def convert_gelu(cx: ImportContext, node: fx.Node) -> SSAValue:
     (x,) = _operands(cx, node, cx.dtype(node), 1)
     return cx.emit(hl.GeluOp(x, str(node.kwargs.get("approximate", "none"))))

@@ -32,16 +32,48 @@ def convert_matmul(cx: ImportContext, node: fx.Node) -> SSAValue:
     return cx.emit(hl.MatmulOp(cx.value(node.args[0]), cx.value(node.args[1])))
 
 
+def convert_matrix_vector(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """aten.mv(matrix[M, K], vector[K]) and aten.dot(vector[K], vector[K]) -> hl.matmul.
+
+    The vectors become one-column (the left one of a dot: one-row) matrices and the
+    product is reshaped back to the node's shape, so it is a cuBLASLt call like every
+    other product. torch's decompositions write both as a multiply and a sum, which
+    would take them out of the fusion rules' reach.
+    """
+    return cx.reshape(_vector_product(cx, node.args[0], node.args[1]), cx.tensor_type(node))
+
+
+def _vector_product(cx: ImportContext, left: object, vector: object) -> SSAValue:
+    """`left @ vector` as an hl.matmul with `vector` a one-column matrix (and `left`,
+    where it is a vector too, a one-row matrix)."""
+    lhs, rhs = cx.value(left), cx.value(vector)
+    if len(_shape(lhs)) == 1:
+        lhs = cx.reshape(lhs, _with_shape(lhs, (1, *_shape(lhs))))
+    rhs = cx.reshape(rhs, _with_shape(rhs, (*_shape(rhs), 1)))
+    return cx.emit(hl.MatmulOp(lhs, rhs))
+
+
+def _with_shape(value: SSAValue, shape: tuple[int, ...]) -> TensorType:
+    assert isinstance(value.type, TensorType)
+    return TensorType(value.type.element_type, shape)
+
+
 def convert_addmm(cx: ImportContext, node: fx.Node) -> SSAValue:
-    """aten.addmm / aten.baddbmm(bias, x, y, beta=1, alpha=1) -> beta*bias + alpha*(x @ y).
+    """aten.addmm / aten.baddbmm(bias, x, y, beta=1, alpha=1) -> beta*bias + alpha*(x @ y),
+    and aten.addmv(bias, matrix, vector, ...) the same with the vector product above.
 
     Written as hl.matmul then hl.add (with hl.mul by a constant for beta or alpha not 1),
     the forms the bias, residual and alpha rules of cublaslt-fuse match. torch's own
     decomposition is not used: on CPU it computes half-precision products in f32.
+    beta = 0 ignores the bias entirely (NaN in it included), as torch does.
     """
-    bias, lhs, rhs = (cx.value(a) for a in node.args[:3])
+    bias = cx.value(node.args[0])
     element = element_type(cx.dtype(node))
-    product = cx.emit(hl.MatmulOp(lhs, rhs))
+    if node.target is aten.addmv.default:
+        column = _vector_product(cx, node.args[1], node.args[2])  # [M, 1]
+        product = cx.reshape(column, _with_shape(column, _shape(column)[:1]))
+    else:
+        product = cx.emit(hl.MatmulOp(cx.value(node.args[1]), cx.value(node.args[2])))
     alpha, beta = node.kwargs.get("alpha", 1), node.kwargs.get("beta", 1)
     if alpha != 1:
         product = cx.emit(hl.MulOp(product, cx.constant(float(alpha), element)))

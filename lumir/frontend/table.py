@@ -114,6 +114,7 @@ TABLE: dict[object, Row] = {
     aten.sin.default: Row(ew.unary(hl.SinOp)),
     aten.log.default: Row(ew.unary(hl.LogOp)),
     aten.abs.default: Row(ew.unary(hl.AbsOp)),
+    aten.reciprocal.default: Row(ew.convert_reciprocal),
     aten.bitwise_and.Tensor: Row(ew.binary(hl.BitwiseAndOp)),
     aten.gelu.default: Row(ew.convert_gelu),
     aten._to_copy.default: Row(ew.convert_to_copy, _dtype_only_copy),
@@ -159,6 +160,9 @@ TABLE: dict[object, Row] = {
     aten.bmm.default: Row(st.convert_matmul, _cublaslt_product),
     aten.addmm.default: Row(st.convert_addmm, _cublaslt_product),
     aten.baddbmm.default: Row(st.convert_addmm, _cublaslt_product),
+    aten.mv.default: Row(st.convert_matrix_vector, _cublaslt_product),
+    aten.dot.default: Row(st.convert_matrix_vector, _cublaslt_product),
+    aten.addmv.default: Row(st.convert_addmm, _cublaslt_product),
     aten.embedding.default: Row(st.convert_embedding),
     aten.cat.default: Row(st.convert_cat),
     **{kernel: Row(st.convert_sdpa, _no_dropout) for kernel in st.SDPA_SIGNATURES},
@@ -198,6 +202,7 @@ SHAPE_TARGETS: frozenset[object] = frozenset(
         operator.neg,
         torch.sym_max,
         torch.sym_min,
+        torch.sym_sum,
     }
 )
 """Integer size arithmetic on SymInts: evaluated from the bindings, never emitted."""

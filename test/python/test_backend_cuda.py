@@ -97,3 +97,30 @@ def test_greedy_decoding_with_a_static_cache_on_cuda_matches_eager_and_updates_i
     assert greedy(torch.compile(model, backend="lumir")) == expected
     decode = stats.GRAPHS[-1].partitions[0]
     assert decode.in_place_updates >= 2 * config.num_hidden_layers
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@torch.no_grad()
+def test_vector_products_on_cuda_are_cublaslt_calls(dtype):
+    """mv (a linear layer on a 1-D input), addmv and dot as one-column cuBLASLt
+    products, with 13 rows (not a whole 16-byte vector) among them."""
+    torch._dynamo.reset()
+    stats.reset()
+    torch.manual_seed(0)
+    linear = torch.nn.Linear(64, 13).to("cuda", dtype)
+    matrix = torch.randn(13, 13, device="cuda", dtype=dtype)
+    offset = torch.randn(13, device="cuda", dtype=dtype)
+
+    def products(x):
+        h = torch.relu(linear(x))
+        h = torch.addmv(offset, matrix, h, beta=0.5, alpha=2.0)
+        return h, torch.dot(h, h)
+
+    x = torch.randn(64, device="cuda", dtype=dtype)
+    tolerance = 1e-4 if dtype == torch.float32 else 5e-2
+    for got, want in zip(torch.compile(products, backend="lumir")(x), products(x), strict=True):
+        assert got.device.type == "cuda" and got.dtype == want.dtype
+        torch.testing.assert_close(got, want, atol=tolerance, rtol=tolerance)
+    (graph,) = stats.GRAPHS
+    assert graph.fallback_ops == []
+    assert sum(p.fused["matmuls"] for p in graph.partitions) == 3

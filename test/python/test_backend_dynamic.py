@@ -88,3 +88,23 @@ def test_dynamic_true_llama_attention_block_fuses_once():
     partitions = [p for g in stats.GRAPHS for p in g.partitions]
     assert all(p.fuse_runs == 1 for p in partitions)
     assert all(p.specialisations == 3 for p in partitions)
+
+
+@torch.no_grad()
+def test_size_arithmetic_is_evaluated_not_run_in_eager():
+    """Python's `sum` over sizes reaches the graph as `torch.sym_sum` (as a cache position
+    does in a Hugging Face decode step): size arithmetic, evaluated, no fallback."""
+
+    def scaled_rows(x, y, w):
+        count = sum([x.shape[0], y.shape[0], x.shape[1]])
+        rows = torch.arange(count, dtype=x.dtype)[: x.shape[0] + y.shape[0], None]
+        return (torch.cat([x, y]) @ w) * rows
+
+    torch._dynamo.reset()
+    stats.reset()
+    compiled = torch.compile(scaled_rows, backend="lumir", dynamic=True)
+    for first, second in ((3, 4), (5, 2), (6, 6)):
+        x, y, w = torch.randn(first, 8), torch.randn(second, 8), torch.randn(8, 3)
+        torch.testing.assert_close(compiled(x, y, w), scaled_rows(x, y, w))
+    assert stats.GRAPHS and all(graph.fallback_ops == [] for graph in stats.GRAPHS)
+    assert all(len(graph.partitions) == 1 for graph in stats.GRAPHS)

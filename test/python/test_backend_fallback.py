@@ -85,3 +85,31 @@ def test_device_that_cannot_run_falls_back_at_load():
 def test_backend_is_registered_by_import():
     assert "lumir" in torch._dynamo.list_backends(exclude_tags=())
     assert lumir.backend.lumir_backend is not None
+
+
+class VectorProducts(torch.nn.Module):
+    """Matrix-vector products: a linear layer on a 1-D input (aten.mv after aot_autograd),
+    torch.addmv with its scalars, and a dot product."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.linear = torch.nn.Linear(16, 8)
+        self.matrix = torch.nn.Parameter(torch.randn(8, 8))
+        self.offset = torch.nn.Parameter(torch.randn(8))
+
+    def forward(self, x):
+        h = torch.relu(self.linear(x))
+        h = torch.addmv(self.offset, self.matrix, h, beta=0.5, alpha=2.0)
+        return h, torch.dot(h, h)
+
+
+@torch.no_grad()
+def test_vector_products_are_lumirs_not_eager():
+    model, x = VectorProducts(), torch.randn(16)
+    got, fallbacks = _compile_and_run(model, x)
+    for out, want in zip(got, model(x), strict=True):
+        torch.testing.assert_close(out, want, atol=1e-4, rtol=1e-5)
+    assert fallbacks == []
+    (graph,) = stats.GRAPHS
+    assert sum(p.fused["matmuls"] for p in graph.partitions) == 3

@@ -59,6 +59,8 @@ def test_half_scalar_arithmetic_rounds_once_like_aten():
 def test_unary_activations_and_gelu():
     x = torch.randn(2, 5)
     _check(lambda a: torch.rsqrt(a * a + 1) + F.silu(a) + torch.tanh(a) + F.gelu(a), x)
+    _check(lambda a: torch.reciprocal(a) * a.to(torch.bfloat16).reciprocal(), x)
+    _check(torch.reciprocal, torch.arange(1, 7))  # integers: a float result, as in ATen
 
 
 def test_log_abs_minimum_and_full_like():
@@ -148,6 +150,23 @@ def test_matmuls_and_linear():
     imported = _check(lambda a, c, d: F.linear(a, c, d), x, w, b)
     assert "hl.matmul" in _ops(imported)
     _check(lambda a, c: torch.bmm(a, c), torch.randn(2, 3, 4), torch.randn(2, 4, 5))
+
+
+def test_vector_products_are_matmuls():
+    """mv, dot and addmv are products too: each is one hl.matmul on a one-column
+    matrix (torch's decompositions would make them a multiply and a sum)."""
+    m, v, u, c = torch.randn(5, 8), torch.randn(8), torch.randn(8), torch.randn(5)
+    for fn, inputs in (
+        (torch.mv, (m, v)),
+        (torch.dot, (v, u)),
+        (lambda a, b, d: torch.addmv(a, b, d, beta=0.5, alpha=2.0), (c, m, v)),
+    ):
+        imported = _check(fn, *inputs, atol=1e-5)
+        assert _ops(imported).count("hl.matmul") == 1
+        assert "hl.sum" not in _ops(imported)
+    nan = torch.full((5,), float("nan"))  # beta = 0 ignores the bias, NaN and all
+    imported = _check(lambda a, b, d: torch.addmv(a, b, d, beta=0), nan, m, v)
+    assert _ops(imported).count("hl.matmul") == 1
 
 
 def test_int32_arithmetic_counts_and_casts_as_torch_does():
