@@ -864,8 +864,11 @@ class FusedLaunchOp(IRDLOperation):
 
     The body is the `hl.fused` body unchanged, on the tensor types of `inputs` (its
     block arguments) and yielding values of the tensor types of `outputs`. It reads
-    `inputs` and writes every one of `outputs`, none of which it may also read. On CPU
-    the executor runs the body op by op; on CUDA it is one generated Triton kernel.
+    `inputs` and writes every one of `outputs`, none of which it may also read, with
+    one exception (`may_overwrite`): an output may occupy exactly the bytes of an input
+    of its own type when the body is elementwise, so that every element is read before
+    the same element is written. On CPU the executor runs the body op by op; on CUDA it
+    is one generated Triton kernel.
     """
 
     name = "cublaslt_rt.fused_launch"
@@ -883,6 +886,22 @@ class FusedLaunchOp(IRDLOperation):
 
     def __init__(self, inputs: list[SSAValue], outputs: list[SSAValue], body: Region):
         super().__init__(operands=[inputs, outputs], regions=[body])
+
+    def may_overwrite(self, output: SSAValue, input: SSAValue) -> bool:
+        """Whether `output` may be written over exactly the bytes of `input`.
+
+        True when both have one type and every op of the body is elementwise (no
+        reduction, slice, cat or transpose): each output element then depends on the
+        input only at its own index, which the kernel reads before it writes there, in
+        any order of rows and columns (on CPU the whole body runs before any output is
+        written). The buffer plan uses it to compute SiLU(gate) * up over gate's bytes.
+        """
+        from lumir.dialects.hl.row_program import is_elementwise
+
+        if output not in self.outputs or input not in self.inputs or output.type != input.type:
+            return False
+        block = self.body.block
+        return is_elementwise([op for op in block.ops if op is not block.last_op])
 
     def verify_(self) -> None:
         from lumir.dialects.hl.fused import body_problem

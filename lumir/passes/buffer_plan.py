@@ -11,6 +11,11 @@ is dead before the other is first written.
 - Placement is first-fit in program order: each buffer takes the lowest offset, aligned
   to `ALIGNMENT` bytes, that clears every buffer still live at its alloc; ties cannot
   arise, so the same function always gets the same plan.
+- In place: an output of a `cublaslt_rt.fused_launch` takes the bytes of an input that
+  dies at that launch, when it is that input's whole buffer and the launch may write
+  over it (`FusedLaunchOp.may_overwrite`: same type, an elementwise body). A Llama
+  MLP's SiLU(gate) * up is written over gate, so its three [tokens, intermediate]
+  buffers need two places instead of three (a 1B model at 1024 tokens: 16 MiB less).
 - Function arguments, constants and every buffer a result is (or is a view of) are
   never placed: the caller owns arguments and reads results after the call. Nor is a
   buffer used only through views (an arena already): so a second run changes nothing.
@@ -26,7 +31,14 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import Rewriter
 
 from lumir.diagnostics import copy_location
-from lumir.dialects.cublaslt_rt import AllocOp, ConstantOp, ViewOp, buffer_bytes, byte_range
+from lumir.dialects.cublaslt_rt import (
+    AllocOp,
+    ConstantOp,
+    FusedLaunchOp,
+    ViewOp,
+    buffer_bytes,
+    byte_range,
+)
 
 ALIGNMENT = 256
 """Every placed buffer starts on a 256-byte boundary: what cuBLASLt's fastest kernels
@@ -82,6 +94,50 @@ def _is_arena(alloc: AllocOp) -> bool:
     return bool(uses) and all(isinstance(use.operation, ViewOp) for use in uses)
 
 
+def _overwritten(
+    alloc: AllocOp,
+    position: dict[Operation, int],
+    placed: dict[SSAValue, Placement],
+    taken: set[SSAValue],
+) -> Placement | None:
+    """The placement whose bytes `alloc` may take over in place, if any: the whole
+    buffer of an input of the fused launch that first touches `alloc` (writing it),
+    dying at that launch."""
+    # Uses are a set: the first by position, so the plan never depends on hashing.
+    launch = min(
+        (use.operation for use in alloc.memref.uses),
+        key=lambda op: _position(op, position),
+        default=None,
+    )
+    if not isinstance(launch, FusedLaunchOp) or alloc.memref not in launch.outputs:
+        return None
+    for value in launch.inputs:
+        root, start, end = byte_range(value)
+        source = placed.get(root)
+        if (
+            source is None
+            or root in taken
+            or (start, end) != (0, buffer_bytes(root.type))  # type: ignore[arg-type]
+            or end != buffer_bytes(alloc.memref.type)
+            or source.last != _position(launch, position)
+            or not launch.may_overwrite(alloc.memref, value)
+        ):
+            continue
+        taken.add(root)
+        return source
+    return None
+
+
+def _first_fit(live: list[Placement], size: int) -> int:
+    """The lowest offset where `size` bytes clear every placement in `live`."""
+    offset = 0
+    for other in sorted(live, key=lambda p: p.offset):
+        if offset + size <= other.offset:
+            break
+        offset = max(offset, other.offset + other.size)
+    return offset
+
+
 def plan_buffers(func: FuncOp) -> tuple[int, list[Placement]]:
     """The arena size and each placed intermediate's offset, in program order."""
     ops = list(func.body.block.ops)
@@ -89,6 +145,8 @@ def plan_buffers(func: FuncOp) -> tuple[int, list[Placement]]:
     returned = _returned_roots(func)
     live: list[Placement] = []
     placements: list[Placement] = []
+    placed: dict[SSAValue, Placement] = {}
+    taken: set[SSAValue] = set()
     arena = 0
     for index, op in enumerate(ops):
         if not isinstance(op, AllocOp) or op.memref in returned or _is_arena(op):
@@ -97,12 +155,10 @@ def plan_buffers(func: FuncOp) -> tuple[int, list[Placement]]:
         if size == 0:
             continue
         live = [p for p in live if p.last >= index]
-        offset = 0
-        for other in sorted(live, key=lambda p: p.offset):
-            if offset + size <= other.offset:
-                break
-            offset = max(offset, other.offset + other.size)
+        source = _overwritten(op, position, placed, taken)
+        offset = source.offset if source is not None else _first_fit(live, size)
         placement = Placement(op, offset, size, _last_use(op.memref, position))
+        placed[op.memref] = placement
         live.append(placement)
         placements.append(placement)
         arena = max(arena, offset + size)

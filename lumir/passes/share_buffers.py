@@ -19,7 +19,9 @@ class ShareBuffersPass(ModulePass):
     The buffer plan of `lower-to-cublaslt-rt` (`lumir.passes.buffer_plan`, its option
     `share_buffers`), run on its own: each intermediate buffer becomes a view of one
     `cublaslt_rt.alloc` arena, and two share bytes only when one is dead before the
-    other is allocated. lumir-pipeline lowers with `share_buffers=false` and runs this
+    other is allocated, or when a fused launch's elementwise body writes its output over
+    exactly an input that dies there (`FusedLaunchOp.may_overwrite`: SiLU(gate) * up over
+    gate). lumir-pipeline lowers with `share_buffers=false` and runs this
     last, so that passes which move launches on buffers (group-gemv) see values that
     do not share bytes yet, and the plan then follows the lifetimes they leave. A
     function already placed (an arena is used only through views) is left as it is.

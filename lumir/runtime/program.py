@@ -764,7 +764,12 @@ class _Loader:
 
     def _load_fused(self, op: FusedLaunchOp) -> None:
         for output in op.outputs:
-            _refuse_overlap(op, output, list(op.inputs))
+            read = [
+                value
+                for value in op.inputs
+                if not (byte_range(value) == byte_range(output) and op.may_overwrite(output, value))
+            ]
+            _refuse_overlap(op, output, read)
         inputs = [self._view(value, self.buffers[value]) for value in op.inputs]
         outputs = [self._view(value, self.buffers[value]) for value in op.outputs]
         failure = op_diagnostic(op, "fused kernel failed")

@@ -12,7 +12,10 @@ by element (`torch.allclose`), and the kernel's launch (`fused_tiling`: tiles of
 and columns where the body has no reduction) wrote the same bytes as the same body run
 one row per program (`generate(block, tile=False)`): the interpreter computes a lane
 with the same numpy operations in either form, so any difference is a tile indexing or
-masking the wrong lanes.
+masking the wrong lanes. Where the body is elementwise, the kernel is also run with each
+result written over each input of its shape and dtype (the buffer plan's in-place rule,
+`cublaslt_rt.FusedLaunchOp.may_overwrite`), which must write the same bytes again
+(`in_place`: `[result, input, same bytes]` per pair).
 """
 
 from __future__ import annotations
@@ -23,9 +26,13 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
 from xdsl.ir import Block
+
+if TYPE_CHECKING:
+    from lumir.runtime.triton_codegen import FusedKernelSource
 
 
 def triton_interpreter_available() -> str | None:
@@ -92,6 +99,7 @@ def check(
         rows = [torch.empty(e.shape, dtype=e.dtype) for e in expected]
         run_source(one_row, inputs, rows)
         forms_equal = all(_same_bytes(o, r) for o, r in zip(outputs, rows, strict=True))
+    in_place = _in_place_runs(block, source, inputs, outputs)
     diffs = [
         float((o.float() - e.float()).abs().max()) if o.numel() else 0.0
         for o, e in zip(outputs, expected, strict=True)
@@ -113,6 +121,7 @@ def check(
         "max_rel_diff": relative,
         "close": close,
         "forms_equal": forms_equal,
+        "in_place": in_place,
         "launch": {
             "tiled": launch.tiled,
             "grid": list(launch.grid),
@@ -121,6 +130,34 @@ def check(
         },
         "source": source.text,
     }
+
+
+def _in_place_runs(
+    block: Block,
+    source: FusedKernelSource,
+    inputs: list[torch.Tensor],
+    outputs: list[torch.Tensor],
+) -> list[list[object]]:
+    """Rerun `source` with each result written over each input of its shape and dtype,
+    where the body is elementwise: `[result, input, the same bytes as `outputs`]`."""
+    from lumir.dialects.hl.row_program import is_elementwise
+    from lumir.runtime.fused_kernels import run_source
+
+    if not is_elementwise([op for op in block.ops if op is not block.last_op]):
+        return []
+    runs: list[list[object]] = []
+    for result, written in enumerate(outputs):
+        for index, read in enumerate(inputs):
+            if read.shape != written.shape or read.dtype != written.dtype:
+                continue
+            shared = read.clone()
+            run_inputs = [shared if i == index else t for i, t in enumerate(inputs)]
+            run_outputs = [
+                shared if i == result else torch.empty_like(o) for i, o in enumerate(outputs)
+            ]
+            run_source(source, run_inputs, run_outputs)
+            runs.append([result, index, _same_bytes(shared, written)])
+    return runs
 
 
 def _same_bytes(a: torch.Tensor, b: torch.Tensor) -> bool:
@@ -180,7 +217,8 @@ def main() -> int:
     args = parser.parse_args()
     report = check(args.file.read_text(), args.seed, args.body, args.atol, args.rtol)
     print(json.dumps(report))
-    passed = all(report["close"]) and report["forms_equal"]  # type: ignore[call-overload]
+    in_place_equal = all(same for _, _, same in report["in_place"])  # type: ignore[attr-defined]
+    passed = all(report["close"]) and report["forms_equal"] and in_place_equal  # type: ignore[call-overload]
     return 0 if passed else 1
 
 

@@ -22,6 +22,7 @@ from lumir.runtime.cuda_cublaslt import cublaslt_available
 from lumir.runtime.triton_codegen import generate
 from lumir.testing.fused_check import (
     first_fused_body,
+    fused_bodies,
     run_in_interpreter,
     triton_interpreter_available,
 )
@@ -140,6 +141,23 @@ def test_generated_triton_matches_the_reference(name: str, storage: str, tmp_pat
     for seed in (0, 1):
         report = run_in_interpreter(path, atol=1e-6, rtol=rtol, seed=seed)
         assert report["returncode"] == 0, report["max_rel_diff"]
+
+
+@skip_no_triton
+def test_generated_triton_writes_the_same_bytes_over_an_input(tmp_path) -> None:
+    """SiLU(gate) * up, the body the buffer plan writes over gate: the kernel run with
+    its result in gate's (or up's) storage writes what it writes into a buffer of its
+    own, tiled or not (the kernel reads each element before it writes it)."""
+    text = fuse_kernels_only(RMSNORM_SWIGLU)
+    path = tmp_path / "fused.mlir"
+    path.write_text(text)
+    (body,) = [i for i, b in enumerate(fused_bodies(text)) if "hl.silu" in str(b.parent_op())]
+    report = run_in_interpreter(path, atol=1e-6, rtol=2.0**-6, body=body)
+    assert report["returncode"] == 0
+    assert [(result, read) for result, read, _ in report["in_place"]] == [(0, 0), (0, 1)]
+    assert all(same for _, _, same in report["in_place"])
+    norm = run_in_interpreter(path, atol=1e-6, rtol=2.0**-6, body=0)  # a reduction
+    assert norm["returncode"] == 0 and norm["in_place"] == []
 
 
 @skip_no_triton

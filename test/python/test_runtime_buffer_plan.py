@@ -129,3 +129,111 @@ def test_a_launch_writing_bytes_it_reads_is_refused_at_load() -> None:
         load(clashing)
     (diagnostic,) = caught.value.diagnostics
     assert diagnostic.location is not None and diagnostic.location.line == 8
+
+
+W = "tensor<64x64xf32>"
+
+
+def gated_program(seed: int, steps: int = 10) -> str:
+    """A function of an input and two weights: elementwise steps between matmuls (which
+    fuse-kernels cannot fuse across), each reading one or two earlier values, so fused
+    launches whose inputs die there (in place) mix with ones whose inputs live on."""
+    rng = random.Random(seed)
+    values = ["%x"]
+    lines = []
+    for step in range(steps):
+        name = f"%v{step}"
+        kind = rng.random()
+        if kind < 0.3:
+            weight = rng.choice(["%w0", "%w1"])
+            lines.append(f"{name} = hl.matmul {rng.choice(values)}, {weight} : ({T}, {W}) -> {T}")
+        elif kind < 0.6:
+            op = rng.choice(UNARY)
+            lines.append(f"{name} = {op} {rng.choice(values[-2:])} : {T} -> {T}")
+        else:
+            a, b = rng.choice(values[-3:]), rng.choice(values)
+            lines.append(f"{name} = {rng.choice(BINARY)} {a}, {b} : ({T}, {T}) -> {T}")
+        values.append(name)
+    body = "\n  ".join(lines)
+    return (
+        f"func.func @f(%x: {T}, %w0: {W}, %w1: {W}) -> {T} {{\n  {body}\n"
+        f"  func.return {values[-1]} : {T}\n}}\n"
+    )
+
+
+def _in_place_launches(module) -> int:
+    """Fused launches that write an output over exactly the bytes of one of their inputs."""
+    from lumir.dialects.cublaslt_rt import FusedLaunchOp, byte_range
+
+    return sum(
+        1
+        for op in module.walk()
+        if isinstance(op, FusedLaunchOp)
+        for output in op.outputs
+        if any(byte_range(output) == byte_range(value) for value in op.inputs)
+    )
+
+
+def _fused_and_lowered(text: str, share: bool):
+    from lumir.passes.fuse_kernels import FuseKernelsPass
+    from lumir.passes.hl_to_cublaslt import HLToCublasltPass
+
+    module = LocatedParser(lumir_context(), text, "<random>").parse_module()
+    for step in (HLToCublasltPass(), FuseKernelsPass(), LowerToCublasltRtPass(share_buffers=share)):
+        step.apply(lumir_context(), module)
+    module.verify()
+    return module
+
+
+def test_outputs_written_in_place_give_the_same_bytes() -> None:
+    """Random gated programs, fused: the planned program (fused launches writing over
+    inputs that die there) computes exactly what the program of separate buffers does."""
+    in_place = 0
+    for seed in range(64):
+        text = gated_program(seed)
+        shared, separate = _fused_and_lowered(text, True), _fused_and_lowered(text, False)
+        generator = torch.Generator().manual_seed(seed)
+        inputs = [0.3 * torch.randn(4, 64, generator=generator)]
+        inputs += [0.2 * torch.randn(64, 64, generator=generator) for _ in range(2)]
+        assert _bytes(load(shared)(*inputs)) == _bytes(load(separate)(*inputs)), text
+        in_place += _in_place_launches(shared)
+        assert _in_place_launches(separate) == 0
+    assert in_place >= 16  # the rule is exercised, not just allowed
+
+
+IN_PLACE = """
+func.func @f(%x: memref<4x8xf32>) -> memref<4x8xf32> {
+  %arena = cublaslt_rt.alloc : memref<256xi8>
+  %a = cublaslt_rt.view %arena {byte_offset = 0 : i64} : memref<256xi8> -> memref<4x8xf32>
+  cublaslt_rt.launch "hl.exp" ins(%x : memref<4x8xf32>) outs(%a : memref<4x8xf32>)
+  %b = cublaslt_rt.view %arena {byte_offset = 0 : i64} : memref<256xi8> -> memref<4x8xf32>
+  cublaslt_rt.fused_launch ins(%a, %x : memref<4x8xf32>, memref<4x8xf32>)
+      outs(%b : memref<4x8xf32>) {
+  ^bb0(%a_1: tensor<4x8xf32>, %x_1: tensor<4x8xf32>):
+    %s = hl.silu %a_1 : tensor<4x8xf32> -> tensor<4x8xf32>
+    %m = hl.mul %s, %x_1 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+    hl.yield %m : tensor<4x8xf32>
+  }
+  %r = cublaslt_rt.alloc : memref<4x8xf32>
+  cublaslt_rt.launch "hl.neg" ins(%b : memref<4x8xf32>) outs(%r : memref<4x8xf32>)
+  func.return %r : memref<4x8xf32>
+}
+"""
+
+
+def test_a_fused_launch_may_write_exactly_over_an_input_it_reads_elementwise() -> None:
+    x = torch.randn(4, 8, generator=torch.Generator().manual_seed(0))
+    got = load(IN_PLACE)(x)
+    torch.testing.assert_close(got, -(torch.nn.functional.silu(x.exp()) * x))
+    shifted = IN_PLACE.replace(
+        "%b = cublaslt_rt.view %arena {byte_offset = 0",
+        "%b = cublaslt_rt.view %arena {byte_offset = 64",
+    )
+    summed = IN_PLACE.replace(
+        "%m = hl.mul %s, %x_1 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>",
+        "%t = hl.sum %s {dims = array<i64: -1>, keepdim} : tensor<4x8xf32> -> tensor<4x1xf32>\n"
+        "    %m = hl.mul %t, %x_1 : (tensor<4x1xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>",
+    )
+    for refused in (shifted, summed):  # part of the input's bytes; a reduction in the body
+        with pytest.raises(LumirDiagnosticError, match="writes bytes it also reads"):
+            load(refused)

@@ -95,6 +95,13 @@ class _Problem(Exception):
     pass
 
 
+def is_elementwise(ops: Sequence[Operation]) -> bool:
+    """Whether every op is elementwise or a constant: each element of every result then
+    depends on each same-shaped operand only at its own index. A kernel of such ops may
+    write a result over exactly such an input (`cublaslt_rt.FusedLaunchOp.may_overwrite`)."""
+    return all(op.name in FUSABLE_ELEMENTWISE or op.name == "hl.constant" for op in ops)
+
+
 def shape_of(value: SSAValue) -> tuple[int, ...]:
     typ = value.type
     if not isinstance(typ, TensorType):
