@@ -911,8 +911,12 @@ class FusedLaunchOp(IRDLOperation):
         if not output_types:
             raise VerifyException(f"'{self.name}' must write at least one buffer")
         for output in self.outputs:
-            if any(value is output for value in self.inputs):
-                raise VerifyException(f"'{self.name}' reads a buffer it writes")
+            if any(
+                value is output and not self.may_overwrite(output, value) for value in self.inputs
+            ):
+                raise VerifyException(
+                    f"'{self.name}' reads a buffer it writes, which only an elementwise body may do"
+                )
         problem = body_problem(
             self.body.block,
             [tensor_of(t) for t in input_types],

@@ -237,3 +237,15 @@ def test_a_fused_launch_may_write_exactly_over_an_input_it_reads_elementwise() -
     for refused in (shifted, summed):  # part of the input's bytes; a reduction in the body
         with pytest.raises(LumirDiagnosticError, match="writes bytes it also reads"):
             load(refused)
+    # The same buffer named as input and output (no views) is the same case.
+    same = IN_PLACE.replace("outs(%b : memref<4x8xf32>)", "outs(%a : memref<4x8xf32>)")
+    same = same.replace("ins(%b : memref<4x8xf32>) outs(%r", "ins(%a : memref<4x8xf32>) outs(%r")
+    torch.testing.assert_close(load(same)(x), got, rtol=0, atol=0)
+    with pytest.raises(LumirDiagnosticError, match="only an elementwise body may do"):
+        load(
+            same.replace(
+                "%m = hl.mul %s, %x_1",
+                "%n = hl.softmax %s {dim = -1 : i64} : tensor<4x8xf32> -> tensor<4x8xf32>\n"
+                "    %m = hl.mul %n, %x_1",
+            )
+        )

@@ -1,14 +1,15 @@
 // RUN: lumir-opt %s --split-input-file --verify-diagnostics
 
-// cublaslt_rt.fused_launch verifier: outputs are not also inputs, the body's arguments
-// and yield match the buffers' tensor types, the body is a row program (no GEMM); and
-// cublaslt_rt.launch does not run hl.fused or hl.yield as a kernel.
+// cublaslt_rt.fused_launch verifier: outputs are not also inputs (unless the body is
+// elementwise: fused-launch.mlir), the body's arguments and yield match the buffers'
+// tensor types, the body is a row program (no GEMM); and cublaslt_rt.launch does not run
+// hl.fused or hl.yield as a kernel.
 
 func.func @reads_what_it_writes(%x: memref<4x16xf32>) {
-  // expected-error @+1 {{'cublaslt_rt.fused_launch' reads a buffer it writes}}
+  // expected-error @+1 {{'cublaslt_rt.fused_launch' reads a buffer it writes, which only an elementwise body may do}}
   cublaslt_rt.fused_launch ins(%x : memref<4x16xf32>) outs(%x : memref<4x16xf32>) {
   ^bb0(%a: tensor<4x16xf32>):
-    %n = hl.neg %a : tensor<4x16xf32> -> tensor<4x16xf32>
+    %n = hl.softmax %a {dim = -1 : i64} : tensor<4x16xf32> -> tensor<4x16xf32>
     hl.yield %n : tensor<4x16xf32>
   }
   func.return

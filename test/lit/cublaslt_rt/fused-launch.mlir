@@ -21,3 +21,18 @@ func.func @scale_shift(%x: memref<4x16xf32>, %w: memref<16xf32>, %y: memref<4x16
   }
   func.return
 }
+
+// An elementwise body may write its output over an input of the output's type: each
+// element is read before the same element is written (what the buffer plan does for
+// SiLU(gate) * up).
+// CHECK-LABEL: func.func @in_place(
+// CHECK-NEXT:    cublaslt_rt.fused_launch ins(%g, %u : memref<4x16xbf16>, memref<4x16xbf16>) outs(%g : memref<4x16xbf16>) {
+func.func @in_place(%g: memref<4x16xbf16>, %u: memref<4x16xbf16>) {
+  cublaslt_rt.fused_launch ins(%g, %u : memref<4x16xbf16>, memref<4x16xbf16>) outs(%g : memref<4x16xbf16>) {
+  ^bb0(%a: tensor<4x16xbf16>, %b: tensor<4x16xbf16>):
+    %s = hl.silu %a : tensor<4x16xbf16> -> tensor<4x16xbf16>
+    %m = hl.mul %s, %b : (tensor<4x16xbf16>, tensor<4x16xbf16>) -> tensor<4x16xbf16>
+    hl.yield %m : tensor<4x16xbf16>
+  }
+  func.return
+}
