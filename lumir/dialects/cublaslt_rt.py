@@ -900,8 +900,7 @@ class FusedLaunchOp(IRDLOperation):
 
         if output not in self.outputs or input not in self.inputs or output.type != input.type:
             return False
-        block = self.body.block
-        return is_elementwise([op for op in block.ops if op is not block.last_op])
+        return is_elementwise(self.body.block.ops)
 
     def verify_(self) -> None:
         from lumir.dialects.hl.fused import body_problem

@@ -59,26 +59,34 @@ def _with_shape(value: SSAValue, shape: tuple[int, ...]) -> TensorType:
 
 
 def convert_addmm(cx: ImportContext, node: fx.Node) -> SSAValue:
-    """aten.addmm / aten.baddbmm(bias, x, y, beta=1, alpha=1) -> beta*bias + alpha*(x @ y),
-    and aten.addmv(bias, matrix, vector, ...) the same with the vector product above.
+    """aten.addmm / aten.baddbmm(bias, x, y, beta=1, alpha=1) -> beta*bias + alpha*(x @ y).
 
     Written as hl.matmul then hl.add (with hl.mul by a constant for beta or alpha not 1),
     the forms the bias, residual and alpha rules of cublaslt-fuse match. torch's own
     decomposition is not used: on CPU it computes half-precision products in f32.
-    beta = 0 ignores the bias entirely (NaN in it included), as torch does.
     """
-    bias = cx.value(node.args[0])
+    product = cx.emit(hl.MatmulOp(cx.value(node.args[1]), cx.value(node.args[2])))
+    return _scaled_sum(cx, node, product)
+
+
+def convert_addmv(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """aten.addmv(bias, matrix, vector, beta=1, alpha=1): `convert_addmm` with the
+    vector product of `convert_matrix_vector`."""
+    column = _vector_product(cx, node.args[1], node.args[2])  # [M, 1]
+    product = cx.reshape(column, _with_shape(column, _shape(column)[:1]))
+    return _scaled_sum(cx, node, product)
+
+
+def _scaled_sum(cx: ImportContext, node: fx.Node, product: SSAValue) -> SSAValue:
+    """beta * bias + alpha * product for an add-product node (the bias is its first
+    argument). beta = 0 ignores the bias entirely (NaN in it included), as torch does."""
     element = element_type(cx.dtype(node))
-    if node.target is aten.addmv.default:
-        column = _vector_product(cx, node.args[1], node.args[2])  # [M, 1]
-        product = cx.reshape(column, _with_shape(column, _shape(column)[:1]))
-    else:
-        product = cx.emit(hl.MatmulOp(cx.value(node.args[1]), cx.value(node.args[2])))
     alpha, beta = node.kwargs.get("alpha", 1), node.kwargs.get("beta", 1)
     if alpha != 1:
         product = cx.emit(hl.MulOp(product, cx.constant(float(alpha), element)))
     if beta == 0:
         return product
+    bias = cx.value(node.args[0])
     if beta != 1:
         bias = cx.emit(hl.MulOp(bias, cx.constant(float(beta), element)))
     return cx.emit(hl.AddOp(product, bias))

@@ -118,7 +118,6 @@ def _overwritten(
             source is None
             or root in taken
             or (start, end) != (0, buffer_bytes(root.type))  # type: ignore[arg-type]
-            or end != buffer_bytes(alloc.memref.type)
             or source.last != _position(launch, position)
             or not launch.may_overwrite(alloc.memref, value)
         ):

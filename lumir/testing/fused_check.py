@@ -139,11 +139,11 @@ def _in_place_runs(
     outputs: list[torch.Tensor],
 ) -> list[list[object]]:
     """Rerun `source` with each result written over each input of its shape and dtype,
-    where the body is elementwise: `[result, input, the same bytes as `outputs`]`."""
+    where the body is elementwise: [result, input, whether it wrote what `outputs` hold]."""
     from lumir.dialects.hl.row_program import is_elementwise
     from lumir.runtime.fused_kernels import run_source
 
-    if not is_elementwise([op for op in block.ops if op is not block.last_op]):
+    if not is_elementwise(block.ops):
         return []
     runs: list[list[object]] = []
     for result, written in enumerate(outputs):

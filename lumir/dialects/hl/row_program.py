@@ -39,7 +39,7 @@ pass forms is one the generator compiles.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import TensorType
@@ -95,11 +95,12 @@ class _Problem(Exception):
     pass
 
 
-def is_elementwise(ops: Sequence[Operation]) -> bool:
-    """Whether every op is elementwise or a constant: each element of every result then
-    depends on each same-shaped operand only at its own index. A kernel of such ops may
-    write a result over exactly such an input (`cublaslt_rt.FusedLaunchOp.may_overwrite`)."""
-    return all(op.name in FUSABLE_ELEMENTWISE or op.name == "hl.constant" for op in ops)
+def is_elementwise(ops: Iterable[Operation]) -> bool:
+    """Whether every op of a fused body is elementwise or a constant (or its hl.yield):
+    each element of every result then depends on each same-shaped operand only at its
+    own index. A kernel of such ops may write a result over exactly such an input
+    (`cublaslt_rt.FusedLaunchOp.may_overwrite`)."""
+    return all(op.name in (*FUSABLE_ELEMENTWISE, "hl.constant", "hl.yield") for op in ops)
 
 
 def shape_of(value: SSAValue) -> tuple[int, ...]:
