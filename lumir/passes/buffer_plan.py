@@ -8,12 +8,18 @@ is dead before the other is first written.
 
 - Lifetimes are op positions in the function's body: from the alloc to the last op that
   reads or writes the buffer or any view of it (a reshape view keeps its source alive).
-- Placement is first-fit in program order: each buffer takes the lowest offset, aligned
-  to `ALIGNMENT` bytes, that clears every buffer still live at its alloc; ties cannot
-  arise, so the same function always gets the same plan.
+- Placement packs intervals: each buffer takes the lowest offset, aligned to
+  `ALIGNMENT` bytes, that clears every buffer already placed whose lifetime meets its
+  own. Buffers are taken in two orders, program order and largest first (ties in
+  program order), and the smaller arena wins, program order on a tie: largest first
+  avoids the holes small long-lived buffers leave between large ones (a 1B Llama at
+  1024 tokens: 44.25 MiB in program order, 40.25 largest first, which is every byte
+  live at its MLP). Neither order depends on hashing, so the same function always
+  gets the same plan.
 - In place: an output of a `cublaslt_rt.fused_launch` takes the bytes of an input that
-  dies at that launch, when it is that input's whole buffer and the launch may write
-  over it (`FusedLaunchOp.may_overwrite`: same type, an elementwise body). A Llama
+  dies at that launch (the two are one slot of the packing), when it is that input's
+  whole buffer and the launch may write over it (`FusedLaunchOp.may_overwrite`: same
+  type, an elementwise body). A Llama
   MLP's SiLU(gate) * up is written over gate, so its three [tokens, intermediate]
   buffers need two places instead of three (a 1B model at 1024 tokens: 16 MiB less).
 - Function arguments, constants and every buffer a result is (or is a view of) are
@@ -94,15 +100,33 @@ def _is_arena(alloc: AllocOp) -> bool:
     return bool(uses) and all(isinstance(use.operation, ViewOp) for use in uses)
 
 
+@dataclass(frozen=True)
+class _Slot:
+    """Bytes that one intermediate holds, then each one written over it in place in
+    turn: live from the first alloc's position to the last member's last use."""
+
+    allocs: tuple[AllocOp, ...]
+    size: int
+    first: int
+    last: int
+
+
+@dataclass
+class _Member:
+    alloc: AllocOp
+    last: int
+    slot: int
+
+
 def _overwritten(
     alloc: AllocOp,
     position: dict[Operation, int],
-    placed: dict[SSAValue, Placement],
+    members: dict[SSAValue, _Member],
     taken: set[SSAValue],
-) -> Placement | None:
-    """The placement whose bytes `alloc` may take over in place, if any: the whole
-    buffer of an input of the fused launch that first touches `alloc` (writing it),
-    dying at that launch."""
+) -> _Member | None:
+    """The earlier intermediate whose bytes `alloc` may take over in place, if any: the
+    whole buffer of an input of the fused launch that first touches `alloc` (writing
+    it), dying at that launch."""
     # Uses are a set: the first by position, so the plan never depends on hashing.
     launch = min(
         (use.operation for use in alloc.memref.uses),
@@ -113,7 +137,7 @@ def _overwritten(
         return None
     for value in launch.inputs:
         root, start, end = byte_range(value)
-        source = placed.get(root)
+        source = members.get(root)
         if (
             source is None
             or root in taken
@@ -127,41 +151,81 @@ def _overwritten(
     return None
 
 
-def _first_fit(live: list[Placement], size: int) -> int:
-    """The lowest offset where `size` bytes clear every placement in `live`."""
-    offset = 0
-    for other in sorted(live, key=lambda p: p.offset):
-        if offset + size <= other.offset:
-            break
-        offset = max(offset, other.offset + other.size)
-    return offset
-
-
-def plan_buffers(func: FuncOp) -> tuple[int, list[Placement]]:
-    """The arena size and each placed intermediate's offset, in program order."""
-    ops = list(func.body.block.ops)
-    position = {op: index for index, op in enumerate(ops)}
+def _slots(func: FuncOp, position: dict[Operation, int]) -> list[_Slot]:
+    """The function's placeable intermediates grouped into slots, in program order."""
     returned = _returned_roots(func)
-    live: list[Placement] = []
-    placements: list[Placement] = []
-    placed: dict[SSAValue, Placement] = {}
+    groups: list[list[AllocOp]] = []
+    sizes: list[int] = []
+    members: dict[SSAValue, _Member] = {}
     taken: set[SSAValue] = set()
-    arena = 0
-    for index, op in enumerate(ops):
+    for op in func.body.block.ops:
         if not isinstance(op, AllocOp) or op.memref in returned or _is_arena(op):
             continue
         size = _aligned(buffer_bytes(op.memref.type))
         if size == 0:
             continue
-        live = [p for p in live if p.last >= index]
-        source = _overwritten(op, position, placed, taken)
-        offset = source.offset if source is not None else _first_fit(live, size)
-        placement = Placement(op, offset, size, _last_use(op.memref, position))
-        placed[op.memref] = placement
-        live.append(placement)
-        placements.append(placement)
-        arena = max(arena, offset + size)
-    return arena, placements
+        source = _overwritten(op, position, members, taken)
+        if source is None:
+            slot = len(groups)
+            groups.append([])
+            sizes.append(size)
+        else:
+            slot = source.slot
+        groups[slot].append(op)
+        members[op.memref] = _Member(op, _last_use(op.memref, position), slot)
+    return [
+        _Slot(
+            tuple(allocs),
+            size,
+            position[allocs[0]],
+            members[allocs[-1].memref].last,
+        )
+        for allocs, size in zip(groups, sizes, strict=True)
+    ]
+
+
+def _first_fit(taken: list[tuple[int, int]], size: int) -> int:
+    """The lowest offset where `size` bytes clear every (offset, size) in `taken`."""
+    offset = 0
+    for other_offset, other_size in sorted(taken):
+        if offset + size <= other_offset:
+            break
+        offset = max(offset, other_offset + other_size)
+    return offset
+
+
+def _pack(slots: list[_Slot]) -> dict[_Slot, int]:
+    """Each slot, taken in the given order, at the lowest aligned offset that clears
+    every slot already placed whose lifetime meets its own."""
+    offsets: dict[_Slot, int] = {}
+    for slot in slots:
+        alive = [
+            (offsets[other], other.size)
+            for other in offsets
+            if other.first <= slot.last and slot.first <= other.last
+        ]
+        offsets[slot] = _first_fit(alive, slot.size)
+    return offsets
+
+
+def _arena_size(offsets: dict[_Slot, int]) -> int:
+    return max((offset + slot.size for slot, offset in offsets.items()), default=0)
+
+
+def plan_buffers(func: FuncOp) -> tuple[int, list[Placement]]:
+    """The arena size and each placed intermediate's offset, in program order."""
+    position = {op: index for index, op in enumerate(func.body.block.ops)}
+    slots = _slots(func, position)
+    in_order = _pack(slots)
+    largest_first = _pack(sorted(slots, key=lambda slot: (-slot.size, slot.first)))
+    offsets = min(in_order, largest_first, key=_arena_size)  # a tie keeps program order
+    placements = [
+        Placement(alloc, offsets[slot], slot.size, _last_use(alloc.memref, position))
+        for slot in slots
+        for alloc in slot.allocs
+    ]
+    placements.sort(key=lambda placement: position[placement.alloc])
+    return _arena_size(offsets), placements
 
 
 def share_buffers(func: FuncOp) -> None:

@@ -81,11 +81,37 @@ def test_shared_buffers_give_the_same_bytes(seed: int) -> None:
     assert allocated_bytes(_func(shared)) < allocated_bytes(_func(separate))
 
 
-def test_the_plan_is_first_fit_and_aligned() -> None:
-    module = lowered(random_program(3), share=False)
-    size, placements = plan_buffers(_func(module))
+SIZES = {"s": "tensor<4x64xf32>", "m": "tensor<16x64xf32>", "l": "tensor<32x64xf32>"}
+
+
+def mixed_size_program(seed: int, steps: int = 16) -> str:
+    """A function of one input per size (1, 4 and 8 KiB); each step computes a value of
+    one size from earlier values of that size, so sizes and lifetimes both vary."""
+    rng = random.Random(seed)
+    pools = {size: [f"%{size}"] for size in SIZES}
+    lines = []
+    for step in range(steps):
+        size = rng.choice(sorted(SIZES))
+        typ, pool, name = SIZES[size], pools[size], f"%v{step}"
+        if rng.random() < 0.5:
+            lines.append(f"{name} = {rng.choice(UNARY)} {rng.choice(pool)} : {typ} -> {typ}")
+        else:
+            a, b = rng.choice(pool), rng.choice(pool)
+            lines.append(f"{name} = {rng.choice(BINARY)} {a}, {b} : ({typ}, {typ}) -> {typ}")
+        pool.append(name)
+    results = [pools[size][-1] for size in sorted(SIZES)]
+    types = ", ".join(SIZES[size] for size in sorted(SIZES))
+    arguments = ", ".join(f"%{size}: {SIZES[size]}" for size in sorted(SIZES))
+    body = "\n  ".join(lines)
+    return (
+        f"func.func @f({arguments}) -> ({types}) {{\n  {body}\n"
+        f"  func.return {', '.join(results)} : {types}\n}}\n"
+    )
+
+
+def _never_shares_live_bytes(placements) -> None:
     assert placements and all(p.offset % ALIGNMENT == 0 for p in placements)
-    for index, first in enumerate(placements):
+    for index, first in enumerate(placements):  # in program order
         for second in placements[index + 1 :]:
             overlapping = (
                 first.offset < second.offset + second.size
@@ -93,7 +119,53 @@ def test_the_plan_is_first_fit_and_aligned() -> None:
             )
             # Sharing bytes is only allowed once the first is dead.
             assert not overlapping or first.last < _position(second)
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_mixed_size_programs_share_only_dead_bytes_and_give_the_same_bytes(seed: int) -> None:
+    text = mixed_size_program(seed)
+    separate = lowered(text, share=False)
+    size, placements = plan_buffers(_func(separate))
+    _never_shares_live_bytes(placements)
     assert size == max(p.offset + p.size for p in placements)
+    generator = torch.Generator().manual_seed(seed)
+    inputs = [torch.randn(rows, 64, generator=generator) for rows in (32, 16, 4)]
+    shared = lowered(text, share=True)
+    assert _bytes(load(shared)(*inputs)) == _bytes(load(separate)(*inputs))
+
+
+def test_the_plan_is_aligned_and_never_shares_live_bytes() -> None:
+    module = lowered(random_program(3), share=False)
+    size, placements = plan_buffers(_func(module))
+    _never_shares_live_bytes(placements)
+    assert size == max(p.offset + p.size for p in placements)
+
+
+HOLE = """
+func.func @f(%m: tensor<16x64xf32>, %s: tensor<4x64xf32>, %l: tensor<32x64xf32>)
+    -> (tensor<16x64xf32>, tensor<32x64xf32>, tensor<4x64xf32>) {
+  %a = hl.exp %m : tensor<16x64xf32> -> tensor<16x64xf32>
+  %small = hl.exp %s : tensor<4x64xf32> -> tensor<4x64xf32>
+  %r1 = hl.neg %a : tensor<16x64xf32> -> tensor<16x64xf32>
+  %b = hl.exp %l : tensor<32x64xf32> -> tensor<32x64xf32>
+  %r2 = hl.neg %b : tensor<32x64xf32> -> tensor<32x64xf32>
+  %r3 = hl.neg %small : tensor<4x64xf32> -> tensor<4x64xf32>
+  func.return %r1, %r2, %r3 : tensor<16x64xf32>, tensor<32x64xf32>, tensor<4x64xf32>
+}
+"""
+
+
+def test_largest_first_closes_the_hole_a_small_long_lived_buffer_leaves() -> None:
+    """In program order %a (4 KiB) takes 0, %small (1 KiB, live to the end) 4 KiB, and
+    %b (8 KiB, after %a died) no longer fits below %small: 13 KiB. Largest first, %b and
+    %a share 0 and %small goes above them: 9 KiB."""
+    size, placements = plan_buffers(_func(lowered(HOLE, share=False)))
+    assert size == 9 * 1024
+    offsets = {p.size: p.offset for p in placements}
+    assert offsets == {8192: 0, 4096: 0, 1024: 8192}
+    inputs = [torch.randn(rows, 64) for rows in (16, 4, 32)]
+    shared, separate = lowered(HOLE, share=True), lowered(HOLE, share=False)
+    assert _bytes(load(shared)(*inputs)) == _bytes(load(separate)(*inputs))
 
 
 def _position(placement) -> int:
