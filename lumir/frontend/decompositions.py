@@ -1,10 +1,13 @@
 """The decomposition table aot_autograd applies before lumir imports a graph.
 
 A subset of torch's own decompositions (`torch._decomp`), chosen for what `hl` has:
-layer norm and its statistics (var, std and their `_mean` forms) become reductions and
+layer and group norm and their statistics (var, std and their `_mean` forms) become reductions and
 elementwise ops (through the `prims` torch writes them with: lumir.frontend.prims),
-`masked_fill` becomes `where`, the `*_like` / `new_*` constructors become `full`, and
-`stack` and `repeat` become the views and `cat` they are made of.
+`masked_fill` becomes `where`, the `*_like` / `new_*` constructors become `full`,
+`stack` and `repeat` become the views and `cat` they are made of, `clamp` and the hard
+activations become `where` over comparisons that keep a NaN (`isnan`), `log_softmax`,
+`logsumexp` and vector norms become reductions, whole-tensor `sum`/`mean` reduce over
+every dimension, and `tril`/`triu` become a `where` over two ranges.
 `linear` reaches the graph as `t` + `mm`; `addmm` and `baddbmm` are not decomposed here
 but imported as a product plus an add (lumir.frontend.structured.convert_addmm), so the
 bias, residual and alpha rules see them and half-precision products stay half precision
@@ -25,6 +28,7 @@ aten = torch.ops.aten
 
 DECOMPOSED: tuple[object, ...] = (
     aten.native_layer_norm.default,
+    aten.native_group_norm.default,
     aten.var_mean.correction,
     aten.var.correction,
     aten.std.correction,
@@ -45,6 +49,21 @@ DECOMPOSED: tuple[object, ...] = (
     aten.leaky_relu.default,
     aten.stack.default,
     aten.repeat.default,
+    aten.clamp.default,
+    aten.clamp.Tensor,
+    aten.clamp_min.default,
+    aten.clamp_min.Tensor,
+    aten.clamp_max.default,
+    aten.clamp_max.Tensor,
+    aten.hardsigmoid.default,
+    aten.hardswish.default,
+    aten._log_softmax.default,
+    aten.logsumexp.default,
+    aten.linalg_vector_norm.default,
+    aten.sum.default,
+    aten.mean.default,
+    aten.tril.default,
+    aten.triu.default,
 )
 """The overloads lumir asks aot_autograd to decompose (each has a torch decomposition)."""
 

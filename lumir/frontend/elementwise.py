@@ -134,6 +134,31 @@ def compare(predicate: str) -> Converter:
     return convert
 
 
+def convert_logical_not(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """aten.logical_not, and aten.bitwise_not of a bool: `x == 0`, a bool (NaN is true,
+    so it gives false, as in ATen), cast to the result dtype."""
+    x = cx.value(node.args[0])
+    assert isinstance(x.type, TensorType)
+    element = x.type.element_type
+    zero = cx.constant(0.0 if cx.dtype(node.args[0]).is_floating_point else 0, element)  # type: ignore[arg-type]
+    is_zero = _emit_compare(cx, "eq", x, zero, cx.shape(node))
+    return cx.cast(is_zero, element_type(cx.dtype(node)))
+
+
+def convert_isnan(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """aten.isnan: `x != x`, true exactly for NaN (never for an integer). torch's clamp
+    decomposition asks it, so that a NaN input stays NaN."""
+    x = cx.value(node.args[0])
+    return _emit_compare(cx, "ne", x, x, cx.shape(node))
+
+
+def convert_bool_or(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """aten.bitwise_or of two bools: `where(a, true, b)`."""
+    a, b = (cx.cast(cx.value(arg), i1) for arg in node.args[:2])  # type: ignore[arg-type]
+    true = cx.constant(1, i1)
+    return cx.emit(hl.WhereOp(operands=[a, true, b], result_types=[cx.tensor_type(node)]))
+
+
 def convert_where(cx: ImportContext, node: fx.Node) -> SSAValue:
     condition = cx.cast(cx.value(node.args[0]), i1)
     dtype = cx.dtype(node)

@@ -8,6 +8,9 @@ each specialisation.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
+
 import torch
 from torch import fx
 from xdsl.dialects.builtin import TensorType, i64
@@ -22,15 +25,17 @@ _INDEX_DTYPES = (torch.int32, torch.int64)
 
 def convert_arange(cx: ImportContext, node: fx.Node) -> SSAValue:
     """aten.arange (end), arange.start (start, end), arange.start_step (start, end, step)."""
-    bounds = cx.integers(node.args)
+    bounds = [int(b) if isinstance(b, float) else cx.integer(b) for b in node.args]
     start, end, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
     return cx.emit(hl.ArangeOp(start, end, step, element_type(cx.dtype(node))))
 
 
 def arange_check(node: fx.Node) -> str | None:
-    """Only integer (or SymInt) bounds are imported; float ranges round as torch decides."""
+    """Integer (or SymInt) bounds are imported, and float bounds that are whole numbers
+    (XLNet counts its positions down with a step of -1.0): the range is then the same
+    integers either way. Other float ranges round as torch decides and stay in eager."""
     for bound in node.args:
-        if isinstance(bound, float):
+        if isinstance(bound, float) and not bound.is_integer():
             return f"a float bound {bound}"
         if isinstance(bound, fx.Node) and not isinstance(bound.meta.get("val"), torch.SymInt):
             return "a bound computed by a tensor"
@@ -62,23 +67,53 @@ def index_check(node: fx.Node) -> str | None:
     return None
 
 
-def convert_gather(cx: ImportContext, node: fx.Node) -> SSAValue:
-    """aten.gather(x, dim, index): one `hl.index` over every dimension of x. Along `dim`
-    it reads `index`; along every other dimension d, position i of the result reads
-    position i of x (an `hl.arange` over index's size there, shaped to broadcast along
-    d only), which is gather's definition: out[i][j][k] = x[i][index[i][j][k]][k]."""
-    x, dim, index = cx.value(node.args[0]), node.args[1], node.args[2]
-    sizes = cx.shape(index)  # type: ignore[arg-type]
-    axis = int(dim) % len(sizes)  # type: ignore[arg-type]
+def _along(cx: ImportContext, sizes: Sequence[int], axis: int, index: SSAValue) -> list[SSAValue]:
+    """One `hl.index` index per dimension of a result of `sizes`: `index` along `axis`,
+    and along every other dimension d the positions 0..sizes[d] (an `hl.arange` shaped
+    to broadcast along d only), so that position i there reads position i of the input."""
     indices = []
     for d, size in enumerate(sizes):
         if d == axis:
-            indices.append(cx.value(index))
+            indices.append(index)
             continue
         positions = cx.emit(hl.ArangeOp(0, size, 1, i64))
         unit = [size if e == d else 1 for e in range(len(sizes))]
         indices.append(cx.reshape(positions, TensorType(i64, unit)))
-    return cx.emit(hl.IndexOp(x, indices))
+    return indices
+
+
+def convert_gather(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """aten.gather(x, dim, index): one `hl.index` over every dimension of x, reading
+    `index` along `dim` and the same position along every other dimension, which is
+    gather's definition: out[i][j][k] = x[i][index[i][j][k]][k]."""
+    x, dim, index = cx.value(node.args[0]), node.args[1], node.args[2]
+    sizes = cx.shape(index)  # type: ignore[arg-type]
+    axis = int(dim) % len(sizes)  # type: ignore[arg-type]
+    return cx.emit(hl.IndexOp(x, _along(cx, sizes, axis, cx.value(index))))
+
+
+def convert_index_select(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """aten.index_select(x, dim, index): `hl.index` over x's dimensions up to `dim`, with
+    `index` (a [1, ..., 1, n] tensor) along `dim` and every position of each dimension
+    before it: out[i][j][k] = x[i][index[j]][k]. XGLM's sinusoidal positions are one."""
+    x, dim, index = cx.value(node.args[0]), node.args[1], node.args[2]
+    shape = cx.shape(node.args[0])  # type: ignore[arg-type]
+    axis = int(dim) % len(shape)  # type: ignore[arg-type]
+    count = max(1, math.prod(cx.shape(index)))  # type: ignore[arg-type]
+    selected = cx.reshape(cx.cast(cx.value(index), i64), TensorType(i64, [1] * axis + [count]))
+    sizes = [*shape[:axis], count]
+    return cx.emit(hl.IndexOp(x, _along(cx, sizes, axis, selected)))
+
+
+def index_select_check(node: fx.Node) -> str | None:
+    """An integer index of at most one dimension into a tensor of at least one, as torch
+    requires."""
+    x, index = (a.meta.get("val") for a in (node.args[0], node.args[2]))  # type: ignore[union-attr]
+    if not isinstance(x, torch.Tensor) or not isinstance(index, torch.Tensor):
+        return "not a tensor index_select"
+    if x.dim() == 0 or index.dim() > 1 or index.dtype not in _INDEX_DTYPES:
+        return f"an index of rank {index.dim()} and {index.dtype} into a rank-{x.dim()} input"
+    return None
 
 
 def gather_check(node: fx.Node) -> str | None:

@@ -66,6 +66,15 @@ def _dtype_only_copy(node: fx.Node) -> str | None:
     return None
 
 
+def _of_bool(node: fx.Node) -> str | None:
+    """Bitwise ops are imported on bools (masks), where they are logical ones."""
+    for arg in node.args:
+        value = arg.meta.get("val") if isinstance(arg, fx.Node) else arg
+        if not isinstance(value, torch.Tensor) or value.dtype != torch.bool:
+            return f"{node.target} of an operand that is not a bool tensor"
+    return None
+
+
 def _no_dropout(node: fx.Node) -> str | None:
     mask, dropout, _, _ = st.sdpa_arguments(node)
     if dropout != 0.0:
@@ -136,6 +145,10 @@ TABLE: dict[object, Row] = {
     aten.ge.Tensor: Row(ew.compare("ge")),
     aten.ge.Scalar: Row(ew.compare("ge")),
     aten.where.self: Row(ew.convert_where),
+    aten.logical_not.default: Row(ew.convert_logical_not),
+    aten.bitwise_not.default: Row(ew.convert_logical_not, _of_bool),
+    aten.bitwise_or.Tensor: Row(ew.convert_bool_or, _of_bool),
+    aten.isnan.default: Row(ew.convert_isnan),
     # reductions
     aten.sum.dim_IntList: Row(ew.reduction(hl.SumOp)),
     aten.mean.dim: Row(ew.reduction(hl.MeanOp)),
@@ -151,6 +164,7 @@ TABLE: dict[object, Row] = {
     aten.cumsum.default: Row(gen.convert_cumsum),
     aten.index.Tensor: Row(gen.convert_index, gen.index_check),
     aten.gather.default: Row(gen.convert_gather, gen.gather_check),
+    aten.index_select.default: Row(gen.convert_index_select, gen.index_select_check),
     aten.index_copy.default: Row(gen.convert_index_copy, gen.index_copy_check),
     aten.constant_pad_nd.default: Row(gen.convert_pad),
     aten.scalar_tensor.default: Row(ew.convert_full),

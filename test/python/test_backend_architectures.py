@@ -3,11 +3,12 @@
 GPT-2 (LayerNorm, one c_attn projection split into q, k, v, GELU), Phi (LayerNorm,
 partial rotary), GPT-J (interleaved rotary built with `stack`), GPT-NeoX and Falcon
 (fused qkv, parallel attention and MLP), Bloom (ALiBi slopes from int32 powers), OPT
-(LayerNorm, biases everywhere) and Llama's grouped-query relatives (Mistral, Qwen2,
-Gemma) reach lumir as graphs with no op it lacks: no fallback warning, logits as
-eager's. So do BERT and RoBERTa (encoders: token-type ids read with `gather`, position
-ids counted in int32) and T5 (an encoder-decoder with relative-position buckets). GPT-2
-and GPT-NeoX decode with a growing KV cache as eager does, each graph fused once.
+(LayerNorm, biases everywhere), XGLM (sinusoidal positions read with `index_select`)
+and Llama's grouped-query relatives (Mistral, Qwen2, Gemma) reach lumir as graphs
+with no op it lacks: no fallback warning, logits as eager's. So do the encoders BERT,
+RoBERTa, DeBERTa-v2 and XLNet (`ENCODERS`) and T5 (an encoder-decoder with
+relative-position buckets). GPT-2 and GPT-NeoX decode with a growing KV cache as
+eager does, each graph fused once.
 """
 
 from __future__ import annotations
@@ -60,6 +61,9 @@ CONFIGS = {
         n_embd=64, n_layer=2, n_head=4, vocab_size=256, rotary_dim=8
     ),
     "bloom": lambda: transformers.BloomConfig(hidden_size=64, n_layer=2, n_head=4, vocab_size=256),
+    "xglm": lambda: transformers.XGLMConfig(
+        d_model=64, ffn_dim=128, num_layers=2, attention_heads=4, vocab_size=256
+    ),
     "opt": lambda: transformers.OPTConfig(
         hidden_size=64,
         num_hidden_layers=2,
@@ -143,9 +147,15 @@ ON_CUDA = pytest.param(
 ENCODERS = {
     "bert": lambda: transformers.BertModel(transformers.BertConfig(**_ENCODER)),
     "roberta": lambda: transformers.RobertaModel(transformers.RobertaConfig(**_ENCODER)),
+    "deberta_v2": lambda: transformers.DebertaV2Model(transformers.DebertaV2Config(**_ENCODER)),
+    "xlnet": lambda: transformers.XLNetModel(
+        transformers.XLNetConfig(d_model=64, d_inner=128, n_layer=2, n_head=4, vocab_size=256)
+    ),
 }
-"""BERT (exact GELU, token-type ids read with `torch.gather`) and RoBERTa (position ids
-counted in int32 past the padding tokens)."""
+"""BERT (exact GELU, token-type ids read with `torch.gather`), RoBERTa (position ids
+counted in int32 past the padding tokens), DeBERTa-v2 (its attention mask inverted with
+`~`) and XLNet (relative positions counted down by a float `arange`, read with
+`index_select`)."""
 
 _ENCODER = dict(
     hidden_size=64,

@@ -35,7 +35,7 @@ def _check(fn, *inputs, atol=1e-6):
     for out, spec, want in zip(got, imported.outputs, expected, strict=True):
         assert spec.result is not None
         assert out.dtype == want.dtype
-        torch.testing.assert_close(out, want, atol=atol, rtol=1e-5)
+        torch.testing.assert_close(out, want, atol=atol, rtol=1e-5, equal_nan=True)
     return imported
 
 
@@ -76,6 +76,76 @@ def test_gather_along_any_dimension():
     imported = _check(lambda a, i: torch.gather(a, 1, i), x, index, atol=0)
     assert "hl.index" in _ops(imported)
     _check(lambda a, i: torch.gather(a, -1, i), x, torch.randint(0, 4, (2, 5, 6)), atol=0)
+
+
+def test_index_select_along_any_dimension():
+    """index_select is gather with one index for a whole dimension (XGLM's positions)."""
+    x = torch.randn(3, 5, 4)
+
+    def select(dim):
+        return lambda a, i: torch.index_select(a, dim, i)
+
+    for dim, size in ((0, 3), (1, 5), (-1, 4)):
+        index = torch.randint(0, size, (6,))
+        imported = _check(select(dim), x, index, atol=0)
+        assert _ops(imported).count("hl.index") == 1
+        _check(select(dim), x, index.int(), atol=0)
+    _check(select(1), x, torch.tensor(2), atol=0)  # a 0-d index keeps the dimension
+
+
+def test_ranges_with_whole_float_bounds_are_imported_and_others_are_not():
+    """XLNet counts positions down with `torch.arange(klen, -qlen, -1.0)`."""
+    x = torch.randn(12)
+    imported = _check(lambda a: a + torch.arange(6, -6, -1.0), x, atol=0)
+    assert "hl.arange" in _ops(imported)
+    gm = _trace(lambda a: a[:4] + torch.arange(0.0, 2.0, 0.5), x)
+    (arange,) = (n for n in gm.graph.nodes if "arange" in str(n.target))
+    assert unsupported_reason(arange) == "a float bound 0.5"
+
+
+def test_clamps_and_hard_activations_keep_nan_and_import_whole():
+    """torch's clamp decomposition: `where(isnan(x) | x >= lo, x, lo)`, so NaN stays NaN."""
+    x = torch.tensor([[-3.0, -0.5, 0.0, float("nan")], [0.5, 2.0, float("inf"), -float("inf")]])
+    for fn in (
+        lambda a: a.clamp(-1, 1),
+        lambda a: a.clamp(min=0.25),
+        lambda a: a.clamp_max(0.5),
+        lambda a: a.clamp(a[0], a[1]),
+        lambda a: F.hardswish(a),
+        lambda a: F.hardsigmoid(a),
+        lambda a: F.relu6(a),
+    ):
+        imported = _check(fn, x, atol=1e-6)
+        assert "hl.compare" in _ops(imported)
+    _check(lambda a: a.clamp(0, 2), torch.arange(-3, 4), atol=0)  # integers stay integers
+    _check(lambda a: a.clamp(-0.3, 0.7), x.to(torch.bfloat16), atol=0)
+
+
+def test_log_softmax_logsumexp_norms_and_whole_reductions():
+    x = torch.randn(3, 6)
+    x[1] = -float("inf")  # logsumexp of a row of -inf is -inf, not NaN
+    _check(lambda a: a.logsumexp(-1), x)
+    y = torch.randn(3, 6)
+    _check(lambda a: a.log_softmax(-1) + a.log_softmax(0), y)
+    _check(lambda a: F.normalize(a, dim=-1) + torch.linalg.vector_norm(a, 1, -1, True), y)
+    _check(lambda a: a.sum() + a.mean() + a.abs().amax(), y)
+    _check(lambda a: (a > 0).sum(), y, atol=0)  # a count of bools is an int64
+    _check(lambda a: a.tril() + a.triu(2) + a.tril(-1), y, atol=0)
+    _check(lambda a: F.group_norm(a.view(3, 2, 3), 2), y, atol=1e-5)
+
+
+def test_logical_not_and_bitwise_not_of_a_mask():
+    """DeBERTa inverts its attention mask with `~mask`; NaN is true, as in ATen."""
+    x = torch.tensor([[0.0, 1.5, float("nan")], [-0.0, -2.0, 0.25]])
+    _check(lambda a: torch.logical_not(a), x, atol=0)
+    _check(lambda a: torch.logical_not(a), torch.tensor([0, 3, -1]), atol=0)
+    imported = _check(lambda a: (~(a > 0)).to(a.dtype) * a, x.nan_to_num(), atol=0)
+    assert "hl.compare" in _ops(imported)
+    gm = _trace(lambda a: ~a, torch.tensor([1, 2], dtype=torch.int32))
+    (invert,) = (n for n in gm.graph.nodes if n.target == torch.ops.aten.bitwise_not.default)
+    assert "not a bool tensor" in unsupported_reason(invert)
+    _check(lambda a: (a > 1) | (a < -1), torch.randn(8), atol=0)
+    _check(lambda a: torch.isnan(a), x, atol=0)
 
 
 def test_safe_softmax_is_zero_on_fully_masked_rows():
