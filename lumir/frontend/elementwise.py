@@ -186,6 +186,19 @@ def reduction(op_class: type[hl.ReductionOp]) -> Converter:
     return convert
 
 
+def convert_arg_reduction(op_class: type[hl.ArgReductionOp]) -> Converter:
+    """argmax/argmin(x, dim=None, keepdim=False): the i64 position along `dim`, or in
+    the flattened input."""
+
+    def convert(cx: ImportContext, node: fx.Node) -> SSAValue:
+        dim = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim")
+        keepdim = node.args[2] if len(node.args) > 2 else node.kwargs.get("keepdim", False)
+        dims = [] if dim is None else [int(dim)]  # type: ignore[arg-type]
+        return cx.emit(op_class(cx.value(node.args[0]), dims, bool(keepdim)))
+
+    return convert
+
+
 def convert_softmax(cx: ImportContext, node: fx.Node) -> SSAValue:
     """aten._softmax(x, dim, half_to_float): the input in the result dtype, then softmax."""
     x = cx.cast(cx.value(node.args[0]), element_type(cx.dtype(node)))

@@ -153,6 +153,8 @@ TABLE: dict[object, Row] = {
     aten.sum.dim_IntList: Row(ew.reduction(hl.SumOp)),
     aten.mean.dim: Row(ew.reduction(hl.MeanOp)),
     aten.amax.default: Row(ew.reduction(hl.AmaxOp)),
+    aten.argmax.default: Row(ew.convert_arg_reduction(hl.ArgmaxOp)),
+    aten.argmin.default: Row(ew.convert_arg_reduction(hl.ArgminOp)),
     aten._softmax.default: Row(ew.convert_softmax),
     aten._safe_softmax.default: Row(ew.convert_safe_softmax),
     # constants

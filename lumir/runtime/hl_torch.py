@@ -112,6 +112,18 @@ def _reduction(fn: Callable[..., torch.Tensor]) -> _Binder:
     return bind
 
 
+def _arg_reduction(fn: Callable[..., torch.Tensor]) -> _Binder:
+    """aten.argmax/argmin along the one dimension in `dims`, or over the flattened
+    input when it is empty (`dim=None`)."""
+
+    def bind(params: Params, shape: Shape, dtype: torch.dtype) -> Kernel:
+        dims = _ints(params, "dims")
+        keepdim = _flag(params, "keepdim")
+        return lambda x: fn(x, dims[0] if dims else None, keepdim)
+
+    return bind
+
+
 def _bind_softmax(params: Params, shape: Shape, dtype: torch.dtype) -> Kernel:
     dim = _int(params, "dim")
     return lambda x: torch.softmax(x, dim)
@@ -339,6 +351,8 @@ KERNELS: dict[str, _Binder] = {
     "hl.sum": _reduction(torch.sum),
     "hl.mean": _reduction(torch.mean),
     "hl.amax": _reduction(torch.amax),
+    "hl.argmax": _arg_reduction(torch.argmax),
+    "hl.argmin": _arg_reduction(torch.argmin),
     "hl.softmax": _bind_softmax,
     "hl.matmul": _no_params(torch.matmul),
     "hl.linear": _bind_linear,
@@ -449,6 +463,15 @@ def _reduction_into(fn: Callable[..., object]) -> _IntoBinder:
     return bind
 
 
+def _arg_reduction_into(fn: Callable[..., object]) -> _IntoBinder:
+    def bind(params: Params, shape: Shape, dtype: torch.dtype) -> IntoKernel:
+        dims = _ints(params, "dims")
+        keepdim = _flag(params, "keepdim")
+        return lambda out, x: fn(x, dims[0] if dims else None, keepdim, out=out)
+
+    return bind
+
+
 def _bind_softmax_into(params: Params, shape: Shape, dtype: torch.dtype) -> IntoKernel:
     dim = _int(params, "dim")
     # torch.softmax(x, dim) is aten._softmax(x, dim, half_to_float=False).
@@ -522,6 +545,8 @@ INTO_KERNELS: dict[str, _IntoBinder] = {
     "hl.sum": _reduction_into(torch.sum),
     "hl.mean": _reduction_into(torch.mean),
     "hl.amax": _reduction_into(torch.amax),
+    "hl.argmax": _arg_reduction_into(torch.argmax),
+    "hl.argmin": _arg_reduction_into(torch.argmin),
     "hl.softmax": _bind_softmax_into,
     "hl.matmul": _into(torch.matmul),
     "hl.addmm": _into(torch.addmm),

@@ -135,6 +135,48 @@ def test_model_on_cuda_runs_its_products_in_lumir_and_matches_eager(name: str) -
     assert lumir_error <= 1.5 * eager_error, (lumir_error, eager_error)
 
 
+HEADS = {
+    "llama_classifier": lambda: transformers.LlamaForSequenceClassification(
+        transformers.LlamaConfig(**_GQA, num_labels=3, pad_token_id=0)
+    ),
+    "gpt2_classifier": lambda: transformers.GPT2ForSequenceClassification(
+        transformers.GPT2Config(n_embd=64, n_layer=2, n_head=4, vocab_size=256, pad_token_id=0)
+    ),
+    "clip_text": lambda: transformers.CLIPTextModel(
+        transformers.CLIPTextConfig(
+            hidden_size=64,
+            intermediate_size=128,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            vocab_size=256,
+            eos_token_id=2,
+        )
+    ),
+}
+"""Heads that pick one token per sequence with `argmax`: the last non-padding token of
+a sequence classifier, CLIP's end-of-text token."""
+
+
+@torch.no_grad()
+@pytest.mark.parametrize("name", sorted(HEADS))
+def test_a_head_that_picks_a_token_with_argmax_compiles_whole(name: str) -> None:
+    torch.manual_seed(0)
+    model = HEADS[name]().eval()
+    ids = torch.randint(3, 256, (2, 7), generator=torch.Generator().manual_seed(5))
+    ids[0, 5:] = 0  # padding after the real tokens
+    ids[:, 4] = 2  # CLIP's end-of-text token
+    torch._dynamo.reset()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = torch.compile(model, backend="lumir")(input_ids=ids)
+    fallbacks = [w for w in caught if issubclass(w.category, LumirFallbackWarning)]
+    assert fallbacks == [], [str(w.message) for w in fallbacks]
+    want = model(input_ids=ids)
+    torch.testing.assert_close(got[0], want[0], atol=1e-4, rtol=1e-4)
+    if name == "clip_text":
+        torch.testing.assert_close(got.pooler_output, want.pooler_output, atol=1e-4, rtol=1e-4)
+
+
 ON_CUDA = pytest.param(
     "cuda",
     marks=[

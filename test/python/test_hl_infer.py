@@ -74,6 +74,22 @@ def test_reduction_matches_torch(shape, reduce, keepdim):
 
 @settings(max_examples=150, deadline=None)
 @given(
+    st.lists(dims, min_size=1, max_size=4).map(tuple),
+    st.one_of(st.none(), st.integers(-5, 4)),
+    st.booleans(),
+)
+def test_argmax_matches_torch(shape, dim, keepdim):
+    """One dimension or none (the flattened input), keepdim or not: torch's shapes."""
+    expected = torch_shape(lambda: torch.argmax(meta(shape), dim=dim, keepdim=keepdim))
+    dims = [] if dim is None else [dim]
+    got = inferred_shape(lambda: infer.arg_reduction_type(tensor(shape), dims, keepdim))
+    assert got == expected
+    if got is not None:
+        assert infer.arg_reduction_type(tensor(shape), dims, keepdim).element_type == i64
+
+
+@settings(max_examples=150, deadline=None)
+@given(
     st.lists(dims, min_size=1, max_size=3).map(tuple),
     st.integers(-3, 2),
     st.integers(-6, 6),

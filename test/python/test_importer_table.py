@@ -134,6 +134,23 @@ def test_log_softmax_logsumexp_norms_and_whole_reductions():
     _check(lambda a: F.group_norm(a.view(3, 2, 3), 2), y, atol=1e-5)
 
 
+def test_argmax_and_argmin_pick_the_first_extreme_and_nan():
+    """Ties give the first position and a NaN is the extreme, as in ATen; no dimension
+    means a position in the flattened input."""
+    x = torch.tensor([[1.0, 3.0, 3.0, -2.0], [0.5, float("nan"), 7.0, -2.0], [4.0, 4.0, 4.0, 4.0]])
+    for fn in (
+        lambda a: a.argmax(-1),
+        lambda a: a.argmin(0, keepdim=True),
+        lambda a: a.argmax(),
+        lambda a: torch.argmin(a, keepdim=True),
+    ):
+        imported = _check(fn, x, atol=0)
+        assert {"hl.argmax", "hl.argmin"} & set(_ops(imported))
+    # A sequence-classification head's last real token (an int32 row of positions).
+    ids = torch.tensor([[5, 6, 7, 0, 0], [1, 2, 3, 4, 5]])
+    _check(lambda i: (torch.arange(5, dtype=torch.int32) * (i != 0).int()).argmax(-1), ids)
+
+
 def test_logical_not_and_bitwise_not_of_a_mask():
     """DeBERTa inverts its attention mask with `~mask`; NaN is true, as in ATen."""
     x = torch.tensor([[0.0, 1.5, float("nan")], [-0.0, -2.0, 0.25]])

@@ -60,7 +60,16 @@ from lumir.dialects.hl.products import (
     MatmulOp,
     ScaledDotProductAttentionOp,
 )
-from lumir.dialects.hl.reductions import AmaxOp, MeanOp, ReductionOp, SoftmaxOp, SumOp
+from lumir.dialects.hl.reductions import (
+    AmaxOp,
+    ArgmaxOp,
+    ArgminOp,
+    ArgReductionOp,
+    MeanOp,
+    ReductionOp,
+    SoftmaxOp,
+    SumOp,
+)
 from lumir.dialects.hl.views import (
     CatOp,
     EmbeddingOp,
@@ -93,6 +102,8 @@ HL = Dialect(
         SumOp,
         MeanOp,
         AmaxOp,
+        ArgmaxOp,
+        ArgminOp,
         SoftmaxOp,
         MatmulOp,
         LinearOp,
@@ -130,6 +141,9 @@ __all__ = [
     "AddmmOp",
     "AmaxOp",
     "ArangeOp",
+    "ArgReductionOp",
+    "ArgmaxOp",
+    "ArgminOp",
     "BitwiseAndOp",
     "CastOp",
     "CatOp",

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import AnyFloat, IntegerType, TensorType, i1
+from xdsl.dialects.builtin import AnyFloat, IntegerType, TensorType, i1, i64
 from xdsl.ir import Attribute
 
 Shape = tuple[int, ...]
@@ -152,6 +152,15 @@ def reduction_type(input: TensorType, dims: Sequence[int], keepdim: bool) -> Ten
     else:
         out = [s for i, s in enumerate(shape) if i not in reduced]
     return TensorType(_element(input), out)
+
+
+def arg_reduction_type(input: TensorType, dims: Sequence[int], keepdim: bool) -> TensorType:
+    """`hl.argmax` / `hl.argmin`: an i64 index along the one dimension in `dims`, or
+    into the flattened input when `dims` is empty (every dimension kept as 1 with
+    `keepdim`), as aten.argmax with `dim=None`."""
+    if len(dims) > 1:
+        raise TypeInferenceError(f"reduces along at most one dimension, got dims {list(dims)}")
+    return TensorType(i64, reduction_type(input, dims, keepdim).get_shape())
 
 
 def softmax_type(input: TensorType, dim: int) -> TensorType:
@@ -428,6 +437,7 @@ __all__ = [
     "TypeInferenceError",
     "addmm_type",
     "arange_type",
+    "arg_reduction_type",
     "bitwise_type",
     "broadcast_shapes",
     "cast_type",

@@ -1,6 +1,7 @@
-"""Reductions (`hl.sum`, `hl.mean`, `hl.amax`) and `hl.softmax`.
+"""Reductions (`hl.sum`, `hl.mean`, `hl.amax`, `hl.argmax`, `hl.argmin`) and `hl.softmax`.
 
-Result types come from `infer.reduction_type` and `infer.softmax_type`.
+Result types come from `infer.reduction_type`, `infer.arg_reduction_type` and
+`infer.softmax_type`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,12 @@ from xdsl.irdl import (
 )
 
 from lumir.dialects.hl.base import SingleInputOp, int_list, int_value, tensor_type
-from lumir.dialects.hl.infer import reduction_type, require_floating_point, softmax_type
+from lumir.dialects.hl.infer import (
+    arg_reduction_type,
+    reduction_type,
+    require_floating_point,
+    softmax_type,
+)
 
 
 class ReductionOp(SingleInputOp, abc.ABC):
@@ -38,14 +44,18 @@ class ReductionOp(SingleInputOp, abc.ABC):
         result_type: Attribute | None = None,
     ):
         if result_type is None:
-            result_type = reduction_type(tensor_type(input), dims, keepdim)
+            result_type = self.result_type_of(tensor_type(input), dims, keepdim)
         props: dict[str, Attribute] = {"dims": DenseArrayBase.from_list(i64, list(dims))}
         if keepdim:
             props["keepdim"] = UnitAttr()
         super().__init__(operands=[input], result_types=[result_type], properties=props)
 
+    @staticmethod
+    def result_type_of(input: TensorType, dims: Sequence[int], keepdim: bool) -> TensorType:
+        return reduction_type(input, dims, keepdim)
+
     def infer_result_type(self) -> TensorType:
-        return reduction_type(
+        return self.result_type_of(
             tensor_type(self.input), int_list(self.dims), self.keepdim is not None
         )
 
@@ -73,6 +83,29 @@ class AmaxOp(ReductionOp):
     """aten.amax."""
 
     name = "hl.amax"
+
+
+class ArgReductionOp(ReductionOp, abc.ABC):
+    """The i64 position of the first extreme element along the one dimension in `dims`,
+    or in the flattened input when `dims` is empty (aten's `dim=None`). A NaN counts as
+    the extreme, as in ATen. Sequence-classification heads pick their last real token
+    with one (`(positions * not_padding).argmax(-1)`)."""
+
+    result_type_of = staticmethod(arg_reduction_type)
+
+
+@irdl_op_definition
+class ArgmaxOp(ArgReductionOp):
+    """aten.argmax."""
+
+    name = "hl.argmax"
+
+
+@irdl_op_definition
+class ArgminOp(ArgReductionOp):
+    """aten.argmin."""
+
+    name = "hl.argmin"
 
 
 @irdl_op_definition
