@@ -135,6 +135,15 @@ def test_model_on_cuda_runs_its_products_in_lumir_and_matches_eager(name: str) -
     assert lumir_error <= 1.5 * eager_error, (lumir_error, eager_error)
 
 
+ON_CUDA = pytest.param(
+    "cuda",
+    marks=[
+        pytest.mark.cuda,
+        pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device"),
+    ],
+)
+
+
 HEADS = {
     "llama_classifier": lambda: transformers.LlamaForSequenceClassification(
         transformers.LlamaConfig(**_GQA, num_labels=3, pad_token_id=0)
@@ -158,13 +167,15 @@ a sequence classifier, CLIP's end-of-text token."""
 
 
 @torch.no_grad()
+@pytest.mark.parametrize("device", ["cpu", ON_CUDA])
 @pytest.mark.parametrize("name", sorted(HEADS))
-def test_a_head_that_picks_a_token_with_argmax_compiles_whole(name: str) -> None:
+def test_a_head_that_picks_a_token_with_argmax_compiles_whole(name: str, device: str) -> None:
     torch.manual_seed(0)
-    model = HEADS[name]().eval()
+    model = HEADS[name]().eval().to(device)
     ids = torch.randint(3, 256, (2, 7), generator=torch.Generator().manual_seed(5))
     ids[0, 5:] = 0  # padding after the real tokens
     ids[:, 4] = 2  # CLIP's end-of-text token
+    ids = ids.to(device)
     torch._dynamo.reset()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -175,15 +186,6 @@ def test_a_head_that_picks_a_token_with_argmax_compiles_whole(name: str) -> None
     torch.testing.assert_close(got[0], want[0], atol=1e-4, rtol=1e-4)
     if name == "clip_text":
         torch.testing.assert_close(got.pooler_output, want.pooler_output, atol=1e-4, rtol=1e-4)
-
-
-ON_CUDA = pytest.param(
-    "cuda",
-    marks=[
-        pytest.mark.cuda,
-        pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device"),
-    ],
-)
 
 
 ENCODERS = {
