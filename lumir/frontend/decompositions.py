@@ -5,7 +5,8 @@ layer and group norm and their statistics (var, std and their `_mean` forms) bec
 elementwise ops (through the `prims` torch writes them with: lumir.frontend.prims),
 `masked_fill` becomes `where`, the `*_like` / `new_*` constructors become `full`,
 `stack` and `repeat` become the views and `cat` they are made of, `clamp` and the hard
-activations become `where` over comparisons that keep a NaN (`isnan`), `log_softmax`,
+activations become `where` over comparisons that keep a NaN (`isnan`), softplus, ELU
+(SELU is one) and mish become `log1p`/`expm1` under a `where`, `log_softmax`,
 `logsumexp` and vector norms become reductions, whole-tensor `sum`/`mean` reduce over
 every dimension, and `tril`/`triu` become a `where` over two ranges.
 `linear` reaches the graph as `t` + `mm`; `addmm` and `baddbmm` are not decomposed here
@@ -57,6 +58,9 @@ DECOMPOSED: tuple[object, ...] = (
     aten.clamp_max.Tensor,
     aten.hardsigmoid.default,
     aten.hardswish.default,
+    aten.softplus.default,
+    aten.elu.default,
+    aten.mish.default,
     aten._log_softmax.default,
     aten.logsumexp.default,
     aten.linalg_vector_norm.default,

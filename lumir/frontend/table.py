@@ -122,6 +122,9 @@ TABLE: dict[object, Row] = {
     aten.cos.default: Row(ew.unary(hl.CosOp)),
     aten.sin.default: Row(ew.unary(hl.SinOp)),
     aten.log.default: Row(ew.unary(hl.LogOp)),
+    aten.log1p.default: Row(ew.unary(hl.Log1pOp)),
+    aten.expm1.default: Row(ew.unary(hl.Expm1Op)),
+    aten.erf.default: Row(ew.unary(hl.ErfOp)),
     aten.abs.default: Row(ew.unary(hl.AbsOp)),
     aten.reciprocal.default: Row(ew.convert_reciprocal),
     aten.bitwise_and.Tensor: Row(ew.binary(hl.BitwiseAndOp)),
@@ -204,6 +207,8 @@ TABLE: dict[object, Row] = {
     prims.div.default: Row(ew.binary(hl.DivOp), pr.floating_division),
     prims.broadcast_in_dim.default: Row(pr.convert_broadcast_in_dim),
     prims.convert_element_type.default: Row(ew.convert_to_copy),
+    prims.log1p.default: Row(ew.unary(hl.Log1pOp)),
+    prims.expm1.default: Row(ew.unary(hl.Expm1Op)),
 }
 """ATen overload -> how lumir imports it. Nodes whose target is not here run in eager."""
 

@@ -63,6 +63,21 @@ def test_unary_activations_and_gelu():
     _check(torch.reciprocal, torch.arange(1, 7))  # integers: a float result, as in ATen
 
 
+def test_erf_log1p_expm1_and_the_activations_made_of_them():
+    """log1p and expm1 stay exact where 1 + x rounds; softplus, ELU, SELU and mish
+    decompose into them (torch's decompositions), an exact GELU is written with erf."""
+    tiny = torch.tensor([1e-10, -3e-9, 2e-7, 0.5, -0.25])
+    imported = _check(lambda a: torch.log1p(a) + torch.expm1(a), tiny, atol=0)
+    assert {"hl.log1p", "hl.expm1"} <= set(_ops(imported))
+    x = torch.linspace(-30, 30, 61)
+    _check(lambda a: F.softplus(a) + F.softplus(a, beta=2.0, threshold=5.0), x)
+    _check(lambda a: F.elu(a) + F.selu(a) + F.mish(a), x)
+    _check(lambda a: 0.5 * a * (1 + torch.erf(a / 2**0.5)), x)
+    # In bf16 the decompositions compute in f32 and round once, as ATen's kernels do.
+    half = (torch.randn(4000, generator=torch.Generator().manual_seed(0)) * 8).bfloat16()
+    _check(lambda a: F.softplus(a) + F.elu(a) + F.mish(a), half, atol=0)
+
+
 def test_log_abs_minimum_and_full_like():
     """T5's relative-position buckets: log of a ratio, abs, minimum, full_like."""
     x = torch.randn(3, 4)
@@ -119,6 +134,8 @@ def test_clamps_and_hard_activations_keep_nan_and_import_whole():
         assert "hl.compare" in _ops(imported)
     _check(lambda a: a.clamp(0, 2), torch.arange(-3, 4), atol=0)  # integers stay integers
     _check(lambda a: a.clamp(-0.3, 0.7), x.to(torch.bfloat16), atol=0)
+    half = (torch.randn(4000, generator=torch.Generator().manual_seed(0)) * 8).bfloat16()
+    _check(lambda a: F.hardswish(a) + a.clamp(-1.3, 2.7), half, atol=0)
 
 
 def test_log_softmax_logsumexp_norms_and_whole_reductions():

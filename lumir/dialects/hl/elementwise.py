@@ -160,6 +160,29 @@ class LogOp(ElementwiseUnaryOp):
 
 
 @irdl_op_definition
+class ErfOp(ElementwiseUnaryOp):
+    """aten.erf: the exact GELU some models write by hand, `0.5 * x * (1 + erf(x / sqrt(2)))`."""
+
+    name = "hl.erf"
+
+
+@irdl_op_definition
+class Log1pOp(ElementwiseUnaryOp):
+    """aten.log1p: log(1 + x), exact where 1 + x would round (torch's softplus and mish
+    decompositions use it)."""
+
+    name = "hl.log1p"
+
+
+@irdl_op_definition
+class Expm1Op(ElementwiseUnaryOp):
+    """aten.expm1: exp(x) - 1, exact near 0 (torch's ELU, SELU and CELU decompositions
+    use it)."""
+
+    name = "hl.expm1"
+
+
+@irdl_op_definition
 class AbsOp(ElementwiseUnaryOp):
     """aten.abs."""
 
