@@ -89,11 +89,11 @@ def _no_dropout(node: fx.Node) -> str | None:
 
 def _imported_output(node: fx.Node) -> str | None:
     source = node.args[0]
-    if isinstance(source, fx.Node) and source.target in vw.SPLITS:
+    if isinstance(source, fx.Node) and source.target in vw.SPLITS | ew.EXTREMES.keys():
         return None
     if isinstance(source, fx.Node) and source.target in st.SDPA_SIGNATURES:
         return None if node.args[1] == 0 or not node.users else "an attention statistic"
-    return "getitem of something other than an attention result or a split"
+    return "getitem of something other than an attention result, a split or max/min.dim"
 
 
 TABLE: dict[object, Row] = {
@@ -156,6 +156,9 @@ TABLE: dict[object, Row] = {
     aten.sum.dim_IntList: Row(ew.reduction(hl.SumOp)),
     aten.mean.dim: Row(ew.reduction(hl.MeanOp)),
     aten.amax.default: Row(ew.reduction(hl.AmaxOp)),
+    aten.amin.default: Row(ew.reduction(hl.AminOp)),
+    aten.max.dim: Row(ew.convert_extreme),
+    aten.min.dim: Row(ew.convert_extreme),
     aten.argmax.default: Row(ew.convert_arg_reduction(hl.ArgmaxOp)),
     aten.argmin.default: Row(ew.convert_arg_reduction(hl.ArgminOp)),
     aten._softmax.default: Row(ew.convert_softmax),

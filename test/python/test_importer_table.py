@@ -168,6 +168,16 @@ def test_argmax_and_argmin_pick_the_first_extreme_and_nan():
     _check(lambda i: (torch.arange(5, dtype=torch.int32) * (i != 0).int()).argmax(-1), ids)
 
 
+def test_max_and_min_along_a_dimension_give_values_and_first_indices():
+    x = torch.tensor([[1.0, 3.0, 3.0, -2.0], [0.5, float("nan"), 7.0, -2.0], [4.0, 4.0, 4.0, 4.0]])
+    imported = _check(lambda a: torch.max(a, -1), x, atol=0)
+    assert {"hl.amax", "hl.argmax"} <= set(_ops(imported))
+    _check(lambda a: torch.min(a, 0, keepdim=True), x, atol=0)
+    imported = _check(lambda a: a.max(1).values * 2 + a.amin(0).sum(), x, atol=0)
+    assert "hl.argmax" not in _ops(imported)  # indices nobody reads are not computed
+    _check(lambda a: a.min(-1).indices, x, atol=0)
+
+
 def test_logical_not_and_bitwise_not_of_a_mask():
     """DeBERTa inverts its attention mask with `~mask`; NaN is true, as in ATen."""
     x = torch.tensor([[0.0, 1.5, float("nan")], [-0.0, -2.0, 0.25]])

@@ -65,6 +65,7 @@ from lumir.dialects.hl.products import (
 )
 from lumir.dialects.hl.reductions import (
     AmaxOp,
+    AminOp,
     ArgmaxOp,
     ArgminOp,
     ArgReductionOp,
@@ -105,6 +106,7 @@ HL = Dialect(
         SumOp,
         MeanOp,
         AmaxOp,
+        AminOp,
         ArgmaxOp,
         ArgminOp,
         SoftmaxOp,
@@ -146,6 +148,7 @@ __all__ = [
     "AddOp",
     "AddmmOp",
     "AmaxOp",
+    "AminOp",
     "ArangeOp",
     "ArgReductionOp",
     "ArgmaxOp",

@@ -1,4 +1,4 @@
-"""Reductions (`hl.sum`, `hl.mean`, `hl.amax`, `hl.argmax`, `hl.argmin`) and `hl.softmax`.
+"""Reductions (`hl.sum`, `hl.mean`, `hl.amax`, `hl.amin`, `hl.argmax`, `hl.argmin`), `hl.softmax`.
 
 Result types come from `infer.reduction_type`, `infer.arg_reduction_type` and
 `infer.softmax_type`.
@@ -83,6 +83,13 @@ class AmaxOp(ReductionOp):
     """aten.amax."""
 
     name = "hl.amax"
+
+
+@irdl_op_definition
+class AminOp(ReductionOp):
+    """aten.amin (not fused into generated kernels: on CUDA, torch's kernel)."""
+
+    name = "hl.amin"
 
 
 class ArgReductionOp(ReductionOp, abc.ABC):

@@ -67,3 +67,15 @@ func.func @all_dims_keepdim(%x: tensor<4x8xbf16>) -> tensor<1x1xbf16> {
   %r = hl.amax %x {dims = array<i64>, keepdim} : tensor<4x8xbf16> -> tensor<1x1xbf16>
   func.return %r : tensor<1x1xbf16>
 }
+
+// -----
+
+// hl.amin is the same reduction for the smallest element (aten.amin, min.dim's values).
+// CHECK-LABEL: func.func @amin(
+// CHECK-NEXT:    %r = hl.amin %x {dims = array<i64: 1>, keepdim} : tensor<4x8xbf16> -> tensor<4x1xbf16>
+// GENERIC-LABEL: "func.func"() <{sym_name = "amin"
+// GENERIC:         %r = "hl.amin"(%x) <{dims = array<i64: 1>, keepdim}> : (tensor<4x8xbf16>) -> tensor<4x1xbf16>
+func.func @amin(%x: tensor<4x8xbf16>) -> tensor<4x1xbf16> {
+  %r = hl.amin %x {dims = array<i64: 1>, keepdim} : tensor<4x8xbf16> -> tensor<4x1xbf16>
+  func.return %r : tensor<4x1xbf16>
+}
