@@ -103,17 +103,23 @@ def _is_arena(alloc: AllocOp) -> bool:
 @dataclass(frozen=True)
 class _Slot:
     """Bytes that one intermediate holds, then each one written over it in place in
-    turn: live from the first alloc's position to the last member's last use."""
+    turn (`allocs`, with the last use of each in `lasts`): live from the first alloc's
+    position to the last member's last use."""
 
     allocs: tuple[AllocOp, ...]
+    lasts: tuple[int, ...]
     size: int
     first: int
-    last: int
+
+    @property
+    def last(self) -> int:
+        return self.lasts[-1]
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Member:
-    alloc: AllocOp
+    """An intermediate already grouped: its last use and the index of its slot."""
+
     last: int
     slot: int
 
@@ -155,6 +161,7 @@ def _slots(func: FuncOp, position: dict[Operation, int]) -> list[_Slot]:
     """The function's placeable intermediates grouped into slots, in program order."""
     returned = _returned_roots(func)
     groups: list[list[AllocOp]] = []
+    lasts: list[list[int]] = []
     sizes: list[int] = []
     members: dict[SSAValue, _Member] = {}
     taken: set[SSAValue] = set()
@@ -168,19 +175,17 @@ def _slots(func: FuncOp, position: dict[Operation, int]) -> list[_Slot]:
         if source is None:
             slot = len(groups)
             groups.append([])
+            lasts.append([])
             sizes.append(size)
         else:
             slot = source.slot
+        last = _last_use(op.memref, position)
         groups[slot].append(op)
-        members[op.memref] = _Member(op, _last_use(op.memref, position), slot)
+        lasts[slot].append(last)
+        members[op.memref] = _Member(last, slot)
     return [
-        _Slot(
-            tuple(allocs),
-            size,
-            position[allocs[0]],
-            members[allocs[-1].memref].last,
-        )
-        for allocs, size in zip(groups, sizes, strict=True)
+        _Slot(tuple(allocs), tuple(ends), size, position[allocs[0]])
+        for allocs, ends, size in zip(groups, lasts, sizes, strict=True)
     ]
 
 
@@ -220,9 +225,9 @@ def plan_buffers(func: FuncOp) -> tuple[int, list[Placement]]:
     largest_first = _pack(sorted(slots, key=lambda slot: (-slot.size, slot.first)))
     offsets = min(in_order, largest_first, key=_arena_size)  # a tie keeps program order
     placements = [
-        Placement(alloc, offsets[slot], slot.size, _last_use(alloc.memref, position))
+        Placement(alloc, offsets[slot], slot.size, last)
         for slot in slots
-        for alloc in slot.allocs
+        for alloc, last in zip(slot.allocs, slot.lasts, strict=True)
     ]
     placements.sort(key=lambda placement: position[placement.alloc])
     return _arena_size(offsets), placements
