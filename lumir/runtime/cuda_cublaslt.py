@@ -222,9 +222,12 @@ def _raw_stream(stream: torch.cuda.Stream | int | None, device: torch.device) ->
     return stream.cuda_stream
 
 
-# Where the C and D pointers sit in a plan's prebuilt `cublasLtMatmul` arguments.
+# Where the C and D pointers and the workspace sit in a plan's prebuilt
+# `cublasLtMatmul` arguments.
 _C_POINTER = 8
 _D_POINTER = 10
+_WORKSPACE_POINTER = 13
+_WORKSPACE_BYTES = 14
 
 
 class CublasLtMatmulPlan:
@@ -251,6 +254,12 @@ class CublasLtMatmulPlan:
         workspace: a flat `torch.uint8` CUDA buffer; defaults to `shared_workspace()`
             of the operands' device. Plans sharing a workspace must run in order on
             one stream.
+        workspace_bytes: instead of `workspace`, only the most bytes the algorithm may
+            use: the heuristic chooses as it would with a workspace of that size, and
+            the plan holds none until `bind_workspace` gives it one of at least
+            `algorithm_workspace_bytes` (a program binds one workspace sized by what
+            its plans need, not by what they may use). Not with a `tuner`, which
+            times the candidates in a real workspace.
         tuner: when given, the plan runs the fastest of the heuristic's best
             `gemm_autotune.TOP_K` answers, as the tuner's cache records it or measures
             it (`lumir.runtime.gemm_autotune`); else the heuristic's first answer.
@@ -271,6 +280,7 @@ class CublasLtMatmulPlan:
         bias: torch.Tensor | None = None,
         bias_dtype: DataType | None = None,
         workspace: torch.Tensor | None = None,
+        workspace_bytes: int | None = None,
         tuner: AlgorithmTuner | None = None,
         d_holds_nothing_yet: bool = False,
     ) -> None:
@@ -288,10 +298,19 @@ class CublasLtMatmulPlan:
         self._check_operands(a, b, c, d, bias, bias_dtype)
         self.bias_dtype = bias_dtype if bias_dtype is not None else descriptor.d_dtype
         self.device = d.device
-        self.workspace = workspace if workspace is not None else shared_workspace(d.device)
-        _check_buffer("workspace", self.workspace, 0)
-        if self.workspace.device != self.device:
-            raise ValueError(f"the workspace is on {self.workspace.device}, D on {self.device}")
+        self.workspace: torch.Tensor | None = None
+        """The workspace every call gets; None until `bind_workspace` where the plan
+        was built with `workspace_bytes`."""
+        if workspace_bytes is not None:
+            if workspace is not None or tuner is not None:
+                raise ValueError("workspace_bytes replaces a workspace, and a tuner needs one")
+            if workspace_bytes < 0:
+                raise ValueError(f"workspace_bytes = {workspace_bytes}, but it must be >= 0")
+            self._workspace_budget = workspace_bytes
+        else:
+            self.workspace = workspace if workspace is not None else shared_workspace(d.device)
+            self._check_workspace(self.workspace)
+            self._workspace_budget = self.workspace.numel()
         # A problem whose m fills no whole 16-byte vectors runs padded: A staged with zero
         # rows, D computed into a staging buffer and copied out (lumir.runtime.padded_output).
         self.padded = padded_problem(descriptor, c is not None, bias is not None)
@@ -413,8 +432,7 @@ class CublasLtMatmulPlan:
             set_pref = _attribute_setter(
                 lt.matmul_preference_set_attribute, lt.get_matmul_preference_attribute_dtype
             )
-            workspace_bytes = self.workspace.numel()
-            set_pref(self._preference, pref.MAX_WORKSPACE_BYTES, workspace_bytes)
+            set_pref(self._preference, pref.MAX_WORKSPACE_BYTES, self._workspace_budget)
             alignment_attrs = {
                 Operand.A: pref.MIN_ALIGNMENT_A_BYTES,
                 Operand.B: pref.MIN_ALIGNMENT_B_BYTES,
@@ -477,9 +495,41 @@ class CublasLtMatmulPlan:
             pointers[Operand.D],
             handles[Operand.D],
             algorithm,
-            self.workspace.data_ptr(),
-            self.workspace.numel(),
+            self.workspace.data_ptr() if self.workspace is not None else 0,
+            self.workspace.numel() if self.workspace is not None else 0,
         )
+
+    def _check_workspace(self, workspace: torch.Tensor) -> None:
+        _check_buffer("workspace", workspace, 0)
+        if workspace.device != self.device:
+            raise ValueError(f"the workspace is on {workspace.device}, D on {self.device}")
+
+    def bind_workspace(self, workspace: torch.Tensor) -> None:
+        """Run every later call with `workspace`: a flat uint8 CUDA buffer on the plan's
+        device holding at least the `algorithm_workspace_bytes` the chosen algorithm
+        needs. Binding before the first run (or capture) is what a plan built with
+        `workspace_bytes` requires; a CUDA graph that captured a call keeps the
+        workspace it captured."""
+        self._check_workspace(workspace)
+        if workspace.numel() < self.algorithm_workspace_bytes:
+            raise ValueError(
+                f"the workspace holds {workspace.numel()} bytes; the plan's algorithm "
+                f"needs {self.algorithm_workspace_bytes}"
+            )
+        self.workspace = workspace
+        arguments = list(self._arguments)
+        arguments[_WORKSPACE_POINTER] = workspace.data_ptr()
+        arguments[_WORKSPACE_BYTES] = workspace.numel()
+        self._arguments = tuple(arguments)
+
+    def _check_ready(self, call: str) -> None:
+        if self._closed:
+            raise RuntimeError(f"{call} on a closed plan; descriptor: {self.descriptor}")
+        if self.workspace is None and self.algorithm_workspace_bytes > 0:
+            raise RuntimeError(
+                f"{call} before bind_workspace: the algorithm needs "
+                f"{self.algorithm_workspace_bytes} workspace bytes; descriptor: {self.descriptor}"
+            )
 
     def _tuned_rank(
         self,
@@ -500,7 +550,7 @@ class CublasLtMatmulPlan:
             int(lt.get_version()),
             self.run_descriptor,
             self.alignments,
-            self.workspace.numel(),
+            self._workspace_budget,
             self.bias_dtype,
         )
 
@@ -554,8 +604,7 @@ class CublasLtMatmulPlan:
         stream is the capturing one, so `plan.run` can be handed to the graph helper as
         a zero-argument launch.
         """
-        if self._closed:
-            raise RuntimeError(f"run() on a closed plan; descriptor: {self.descriptor}")
+        self._check_ready("run()")
         if self._d_unbound:
             raise RuntimeError(
                 f"run() on a plan whose D was unbound, use run_into(d); descriptor: "
@@ -590,8 +639,7 @@ class CublasLtMatmulPlan:
         be aligned at least as D's buffer was (the alignment the heuristic was promised;
         a fresh torch allocation is 512-byte aligned, the most cuBLASLt asks).
         """
-        if self._closed:
-            raise RuntimeError(f"run_into() on a closed plan; descriptor: {self.descriptor}")
+        self._check_ready("run_into()")
         pointer = self._checked_d(d)
         if self.padded is not None:  # the call writes the staging buffer, then d
             self._run_padded(d, stream)

@@ -374,8 +374,11 @@ def _load(
     check_function_sizes(func)  # before any buffer exists
     target = torch.device(device)
     group_factory: GroupFactory = PlansInOrder
+    bind_workspace: Callable[[], None] | None = None
     if target.type == "cuda":
-        factory, target = _cuda_plan_factory(target, _largest_workspace(module), autotune)
+        factory, target, bind_workspace = _cuda_plan_factory(
+            target, _largest_workspace(module), autotune
+        )
         group_factory = _grouped_gemv_plan
     elif target.type == "cpu":
         factory = _cpu_plan
@@ -385,7 +388,10 @@ def _load(
     tail = find_fresh_outputs(func) if fresh else ()
     loader = _Loader(func, target, factory, group_factory, tail)
     loader.buffers.update({func.body.block.args[i]: buffer for i, buffer in bound.items()})
-    return loader.load(), loader.buffers
+    program = loader.load()
+    if bind_workspace is not None:
+        bind_workspace()
+    return program, loader.buffers
 
 
 class GraphCaptureWarning(RuntimeWarning):
@@ -450,15 +456,20 @@ def _largest_workspace(module: ModuleOp) -> int:
 
 def _cuda_plan_factory(
     device: torch.device, workspace_bytes: int, autotune: bool | None = None
-) -> tuple[PlanFactory, torch.device]:
-    """The CUDA plan constructor, imported lazily, and the device it builds plans on.
+) -> tuple[PlanFactory, torch.device, Callable[[], None]]:
+    """The CUDA plan constructor, imported lazily, the device it builds plans on, and
+    what binds the plans it built to a workspace once they all are.
 
     Every program on a device shares the process's one cuBLASLt workspace there
-    (`shared_workspace`, grown to the largest `workspace_size` any plan may use; each
-    plan sees its own `workspace_size` bytes of it). Plans run in order on one stream,
-    and the partitions of a compiled model run one after the other, so sharing is safe;
-    a workspace per program cost 32 MiB per partition (18 partitions of a decode step
-    held 576 MiB on the H200).
+    (`shared_workspace`). Plans run in order on one stream, and the partitions of a
+    compiled model run one after the other, so sharing is safe; a workspace per program
+    cost 32 MiB per partition (18 partitions of a decode step held 576 MiB on the H200).
+    Each plan's algorithm is chosen with its `workspace_size` as the most it may use,
+    and the workspace is then grown to the most any chosen algorithm needs
+    (`algorithm_workspace_bytes`), not to what they may use: memory a program holds
+    while it runs, which the peak-memory target counts. With autotuning the plans time
+    their candidates in a real workspace, so it is allocated at the largest
+    `workspace_size` up front, as before.
     """
     from lumir.runtime.cuda_cublaslt import (
         CublasLtMatmulPlan,
@@ -474,8 +485,18 @@ def _cuda_plan_factory(
         )
     if device.index is None:
         device = torch.device("cuda", torch.cuda.current_device())
-    workspace = shared_workspace(device, workspace_bytes)
     tuner = process_tuner() if autotune_requested(autotune) else None
+    workspace = shared_workspace(device, workspace_bytes) if tuner is not None else None
+    unbound: list[CublasLtMatmulPlan] = []
+
+    def bind_workspace() -> None:
+        if not unbound:
+            return
+        needed = max(plan.algorithm_workspace_bytes for plan in unbound)
+        shared = shared_workspace(device, needed)
+        for plan in unbound:
+            plan.bind_workspace(shared)
+        unbound.clear()
 
     def make(
         desc: MatmulDescriptor,
@@ -497,6 +518,19 @@ def _cuda_plan_factory(
                 bias_dtype=extras.bias_dtype,
                 pdl=extras.pdl,
             )
+        if workspace is None:
+            plan = CublasLtMatmulPlan(
+                desc,
+                a,
+                b,
+                d,
+                c=extras.c,
+                bias=extras.bias,
+                bias_dtype=extras.bias_dtype,
+                workspace_bytes=extras.workspace_size,
+            )
+            unbound.append(plan)
+            return plan
         return CublasLtMatmulPlan(
             desc,
             a,
@@ -510,7 +544,7 @@ def _cuda_plan_factory(
             d_holds_nothing_yet=True,  # a loading program's buffers hold no value yet
         )
 
-    return make, device
+    return make, device, bind_workspace
 
 
 class _Loader:

@@ -4,9 +4,10 @@ A fused body is a row program (`lumir.dialects.hl.row_program`): every value is 
 of lanes (at most `hidden` columns) or one scalar per row (last dimension 1), broadcast
 along leading dimensions where its shape has 1s. The kernel loads each input's row (or
 scalar) into f32, computes op by op in f32, rounding after every op whose result type
-is bf16 or f16 (what torch does per op), reduces with `tl.sum` / `tl.max` over the
-masked lanes of a `BLOCK` = next power of two >= hidden, and stores each result in its
-own element type (a narrower row under `cols < width`).
+is bf16 or f16 (what torch does per op), reduces with `tl.sum` (or, for `hl.amax`, a
+maximum that NaN wins, `nan_max_kernel`) over the masked lanes of a `BLOCK` = next power
+of two >= hidden, and stores each result in its own element type (a narrower row under
+`cols < width`).
 
 How rows and columns map to programs is `lumir.runtime.fused_tiling`'s launch shape,
 a function of the row domain alone. A body with a reduction gets one program per row:
@@ -56,6 +57,7 @@ KERNEL_NAME = "lumir_fused"
 _TL_TYPES = {"f32": "tl.float32", "bf16": "tl.bfloat16", "f16": "tl.float16"}
 
 _ROW_OPS = (*FUSABLE_REDUCTIONS, "hl.softmax")
+_NAN_MAX_IMPORT = "from lumir.runtime.nan_max_kernel import max_keeping_nan"
 """Ops that read a whole row: a body holding one runs one row per program."""
 
 
@@ -173,6 +175,8 @@ class _Generator:
         self.names: dict[tuple[SSAValue, int], str] = {}
         self.literals: dict[SSAValue, float] = {}
         self.lines: list[str] = []
+        self.imports: set[str] = set()
+        """Helper imports the body's expressions need, beyond the form's own."""
 
     def _lanes(self, value: SSAValue) -> bool:
         """Whether `value` is a row of lanes (else one scalar per row, broadcast)."""
@@ -205,6 +209,7 @@ class _Generator:
             "import triton.language as tl",
             "",
             "from lumir.runtime.pdl_kernel import wait_for_previous_launch",
+            *sorted(self.imports),
             "",
             "",
             "@triton.jit",
@@ -251,7 +256,6 @@ class _Generator:
         args = list(self.block.args)
         outputs = list(self.terminator.values)
         params = [f"in{i}" for i in range(len(args))] + [f"out{i}" for i in range(len(outputs))]
-        head = self._head(params)
         self.inputs = {arg: f"in{index}" for index, arg in enumerate(args)}
         for arg in args:
             for shift in self.shifts.get(arg, ()):
@@ -261,6 +265,7 @@ class _Generator:
                 self._emit(op, shift)
         for index, value in enumerate(outputs):
             self._store(index, value)
+        head = self._head(params)  # after the body: it imports what the body calls
         text = "\n".join([*head, *self.lines, ""])
         return FusedKernelSource(text, self.launch)
 
@@ -364,8 +369,9 @@ class _Generator:
             return f"tl.sum(tl.where(mask, {x[0]}, 0.0), axis=0)"
         if name == "hl.mean":
             return f"tl.sum(tl.where(mask, {x[0]}, 0.0), axis=0) / {float(self.hidden)!r}"
-        if name == "hl.amax":
-            return f'tl.max(tl.where(mask, {x[0]}, float("-inf")), axis=0)'
+        if name == "hl.amax":  # NaN wins, as in torch.amax (tl.max would skip it)
+            self.imports.add(_NAN_MAX_IMPORT)
+            return f'tl.reduce(tl.where(mask, {x[0]}, float("-inf")), 0, max_keeping_nan)'
         if name == "hl.softmax":
             peak = f'tl.max(tl.where(mask, {x[0]}, float("-inf")), axis=0)'
             e = f"e{len(self.names)}"

@@ -3,15 +3,17 @@
 Triton's interpreter runs a kernel with numpy on CPU tensors, so CI can check the
 numerics of every generated kernel without a GPU. The variable must be set before
 triton is first imported, so the check runs in a child process:
-`python -m lumir.testing.fused_check FILE.mlir` loads the module's first fused body
-(an `hl.fused` or `cublaslt_rt.fused_launch`; `--body N`: the N-th, from 0), feeds it
-seeded random inputs, runs the kernel and the reference executor (`fused_reference`)
-and prints the largest absolute difference per result as one JSON line; the exit
-status is 0 when every result is within `--atol` + `--rtol` times the reference, element
-by element (`torch.allclose`), and the kernel's launch (`fused_tiling`: tiles of rows
-and columns where the body has no reduction) wrote the same bytes as the same body run
-one row per program (`generate(block, tile=False)`): the interpreter computes a lane
-with the same numpy operations in either form, so any difference is a tile indexing or
+`python -m lumir.testing.fused_check FILE.mlir` loads the module's first fused body (an
+`hl.fused` or `cublaslt_rt.fused_launch`; `--body N`: the N-th, from 0), feeds it seeded
+random inputs (`--specials`: with a NaN, a +inf and a -inf in each, which every result
+must carry where the reference has them), runs the kernel and the reference executor
+(`fused_reference`) and prints the largest absolute difference per result (over elements
+finite in both) as one JSON line; the exit status is 0 when every result is within
+`--atol` + `--rtol` times the reference, element by element (`torch.allclose`, NaN where
+the reference has NaN), and the kernel's launch (`fused_tiling`: tiles of rows and
+columns where the body has no reduction) wrote the same bytes as the same body run one
+row per program (`generate(block, tile=False)`): the interpreter computes a lane with
+the same numpy operations in either form, so any difference is a tile indexing or
 masking the wrong lanes. Where the body is elementwise, the kernel is also run with each
 result written over each input of its shape and dtype (the buffer plan's in-place rule,
 `cublaslt_rt.FusedLaunchOp.may_overwrite`), which must write the same bytes again
@@ -70,12 +72,19 @@ def first_fused_body(text: str, index: int = 0) -> Block:
 
 
 def check(
-    text: str, seed: int = 0, body: int = 0, atol: float = 1e-5, rtol: float = 0.0
+    text: str,
+    seed: int = 0,
+    body: int = 0,
+    atol: float = 1e-5,
+    rtol: float = 0.0,
+    specials: bool = False,
 ) -> dict[str, object]:
-    """Run fused body `body` of `text` both ways; the max abs difference per result,
-    whether each is within `atol + rtol * |reference|` everywhere (`close`), and whether
-    the kernel as launched and its one-row-per-program form wrote the same bytes
-    (`forms_equal`)."""
+    """Run fused body `body` of `text` both ways; the max abs difference per result
+    (over the elements finite in both), whether each is within `atol + rtol *
+    |reference|` everywhere with NaN and infinities where the reference has them
+    (`close`), and whether the kernel as launched and its one-row-per-program form wrote
+    the same bytes (`forms_equal`). `specials` writes a NaN, a +inf and a -inf into each
+    floating input (`_with_specials`)."""
     from lumir.runtime.buffers import shaped_type_parts
     from lumir.runtime.fused_kernels import run_source
     from lumir.runtime.fused_reference import bind_fused_body
@@ -86,7 +95,10 @@ def check(
     inputs = []
     for arg in block.args:
         shape, dtype = shaped_type_parts(arg.type)
-        inputs.append(torch.randn(shape, generator=generator).to(dtype))
+        drawn = torch.randn(shape, generator=generator)
+        if specials and dtype.is_floating_point:
+            drawn = _with_specials(drawn, generator)
+        inputs.append(drawn.to(dtype))
     expected = bind_fused_body(block)(*inputs)
     # Dense outputs, as the runtime's buffers are (a result computed from a transposed
     # input may have permuted strides; empty_like would keep them).
@@ -100,19 +112,16 @@ def check(
         run_source(one_row, inputs, rows)
         forms_equal = all(_same_bytes(o, r) for o, r in zip(outputs, rows, strict=True))
     in_place = _in_place_runs(block, source, inputs, outputs)
-    diffs = [
-        float((o.float() - e.float()).abs().max()) if o.numel() else 0.0
-        for o, e in zip(outputs, expected, strict=True)
-    ]
-    # The difference as a fraction of the reference's size (the test of a rounding step).
-    relative = [
-        float(((o.float() - e.float()).abs() / e.float().abs().clamp_min(1e-6)).max())
-        if o.numel()
-        else 0.0
-        for o, e in zip(outputs, expected, strict=True)
-    ]
+    diffs, relative = [], []
+    for o, e in zip(outputs, expected, strict=True):
+        finite = o.float().isfinite() & e.float().isfinite()
+        gap = (o.float() - e.float()).abs()[finite]
+        diffs.append(float(gap.max()) if gap.numel() else 0.0)
+        # The difference as a fraction of the reference's size (the test of a rounding step).
+        scale = e.float().abs().clamp_min(1e-6)[finite]
+        relative.append(float((gap / scale).max()) if gap.numel() else 0.0)
     close = [
-        bool(torch.allclose(o.float(), e.float(), rtol=rtol, atol=atol))
+        bool(torch.allclose(o.float(), e.float(), rtol=rtol, atol=atol, equal_nan=True))
         for o, e in zip(outputs, expected, strict=True)
     ]
     launch = source.launch
@@ -130,6 +139,17 @@ def check(
         },
         "source": source.text,
     }
+
+
+def _with_specials(values: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+    """`values` with a NaN, a +inf and a -inf at three seeded positions (fewer where it
+    has fewer elements): what a kernel must carry through as torch's ops do."""
+    flat = values.reshape(-1).clone()
+    places = torch.randperm(flat.numel(), generator=generator)[:3]
+    specials = (float("nan"), float("inf"), float("-inf"))
+    for place, special in zip(places.tolist(), specials, strict=False):  # fewer places
+        flat[place] = special
+    return flat.reshape(values.shape)
 
 
 def _in_place_runs(
@@ -174,6 +194,7 @@ def run_in_interpreter(
     rtol: float = 0.0,
     hash_seed: str | None = None,
     body: int = 0,
+    specials: bool = False,
 ) -> dict[str, object]:
     """`check` in a child process with TRITON_INTERPRET=1; its JSON report."""
     env = dict(os.environ, TRITON_INTERPRET="1")
@@ -193,6 +214,7 @@ def run_in_interpreter(
             str(rtol),
             "--body",
             str(body),
+            *(["--specials"] if specials else []),
         ],
         capture_output=True,
         text=True,
@@ -214,8 +236,11 @@ def main() -> int:
     parser.add_argument("--rtol", type=float, default=0.0, help="plus this times |reference|")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--body", type=int, default=0, help="which fused body, from 0")
+    parser.add_argument(
+        "--specials", action="store_true", help="a NaN, a +inf and a -inf in each input"
+    )
     args = parser.parse_args()
-    report = check(args.file.read_text(), args.seed, args.body, args.atol, args.rtol)
+    report = check(args.file.read_text(), args.seed, args.body, args.atol, args.rtol, args.specials)
     print(json.dumps(report))
     in_place_equal = all(same for _, _, same in report["in_place"])  # type: ignore[attr-defined]
     passed = all(report["close"]) and report["forms_equal"] and in_place_equal  # type: ignore[call-overload]

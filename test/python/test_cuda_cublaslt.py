@@ -191,6 +191,47 @@ def test_plain(dtype: DataType, weight: str) -> None:
 
 @pytest.mark.cuda
 @needs_gpu
+@pytest.mark.parametrize("rows, k", [(M, K), (64, 32768)], ids=["small", "long-k"])
+def test_a_plan_built_with_a_workspace_budget_runs_once_bound(rows: int, k: int) -> None:
+    """`workspace_bytes`: the heuristic chooses within the budget, the plan holds no
+    workspace until one of at least the algorithm's need is bound (a long k is where
+    cuBLASLt picks split-K algorithms that need one)."""
+    dtype = DataType.BF16
+    desc = linear_descriptor(dtype, rows=rows, k=k, out_features=64)
+    x, w = random((rows, k), dtype), random((64, k), dtype, k**-0.5)
+    d = torch.empty(operand_bytes(desc, Operand.D), dtype=torch.uint8, device="cuda")
+    budget = 1 << 25
+    with CublasLtMatmulPlan(desc, as_buffer(w), as_buffer(x), d, workspace_bytes=budget) as plan:
+        need = plan.algorithm_workspace_bytes
+        assert plan.workspace is None and 0 <= need <= budget
+        if need:
+            with pytest.raises(RuntimeError, match="before bind_workspace"):
+                plan.run()
+            short = torch.empty(need - 1, dtype=torch.uint8, device="cuda")
+            with pytest.raises(ValueError, match=f"needs {need}"):
+                plan.bind_workspace(short)
+        plan.bind_workspace(torch.empty(need, dtype=torch.uint8, device="cuda"))
+        plan.run()
+        torch.cuda.synchronize()
+    out = d.view(torch.bfloat16).view(rows, 64)
+    assert_close(out, reference(x, w, desc), dtype)
+
+
+@pytest.mark.cuda
+@needs_gpu
+def test_a_workspace_budget_excludes_a_workspace() -> None:
+    desc = linear_descriptor(DataType.F32)
+    x, w = random((M, K), DataType.F32), random((N, K), DataType.F32)
+    d = torch.empty(operand_bytes(desc, Operand.D), dtype=torch.uint8, device="cuda")
+    workspace = torch.empty(1024, dtype=torch.uint8, device="cuda")
+    with pytest.raises(ValueError, match="workspace_bytes replaces a workspace"):
+        CublasLtMatmulPlan(
+            desc, as_buffer(w), as_buffer(x), d, workspace=workspace, workspace_bytes=1024
+        )
+
+
+@pytest.mark.cuda
+@needs_gpu
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_alpha(dtype: DataType) -> None:
     desc = linear_descriptor(dtype, alpha=-0.375)

@@ -88,6 +88,18 @@ func.func @block(%x: tensor<4x64xbf16>, %g: tensor<64xbf16>, %beta: tensor<64xbf
 """A LayerNorm as torch's decomposition imports it (two-pass variance, a separate sum
 for the mean: three row reductions), then a projection and the residual add."""
 
+ROW_MAX_EXP = """
+func.func @f(%x: tensor<6x64xf32>) -> (tensor<6x64xf32>, tensor<6x64xf32>) {
+  %m = hl.amax %x {dims = array<i64: -1>, keepdim} : tensor<6x64xf32> -> tensor<6x1xf32>
+  %d = hl.sub %x, %m : (tensor<6x64xf32>, tensor<6x1xf32>) -> tensor<6x64xf32>
+  %e = hl.exp %d : tensor<6x64xf32> -> tensor<6x64xf32>
+  %s = hl.softmax %x {dim = -1 : i64} : tensor<6x64xf32> -> tensor<6x64xf32>
+  func.return %e, %s : tensor<6x64xf32>, tensor<6x64xf32>
+}
+"""
+"""A row maximum and a softmax in one kernel: a row holding a NaN must come out NaN,
+as torch.amax and torch.softmax make it (Triton's own `tl.max` skips a NaN)."""
+
 WORKLOADS = {
     "chain": chain_hl(8, 64, 2),
     "rmsnorm_swiglu": RMSNORM_SWIGLU,
@@ -111,7 +123,9 @@ def test_fused_program_is_bit_identical_to_unfused_on_cpu(name: str) -> None:
     for seed in (0, 1):
         inputs = seeded_inputs(text, seed)
         got, want = fused_program(*inputs), unfused_program(*inputs)
-        assert torch.equal(got, want)
+        if isinstance(got, torch.Tensor):
+            got, want = (got,), (want,)
+        assert all(torch.equal(g, w) for g, w in zip(got, want, strict=True))
 
 
 def test_chain_fuses_each_norm_into_one_kernel() -> None:
@@ -141,6 +155,19 @@ def test_generated_triton_matches_the_reference(name: str, storage: str, tmp_pat
     for seed in (0, 1):
         report = run_in_interpreter(path, atol=1e-6, rtol=rtol, seed=seed)
         assert report["returncode"] == 0, report["max_rel_diff"]
+
+
+@skip_no_triton
+@pytest.mark.parametrize("name", sorted({*WORKLOADS, "row_max_exp"}))
+def test_generated_triton_carries_nan_and_infinities_as_torch_does(name: str, tmp_path) -> None:
+    """Each input holds a NaN, a +inf and a -inf: every result has NaN and infinities
+    exactly where the reference executor (torch's kernels) puts them."""
+    text = ROW_MAX_EXP if name == "row_max_exp" else _f32(WORKLOADS[name])
+    path = tmp_path / "fused.mlir"
+    path.write_text(fuse_kernels_only(text))
+    for body in range(len(fused_bodies(path.read_text()))):
+        report = run_in_interpreter(path, atol=1e-6, rtol=1e-5, body=body, specials=True)
+        assert report["returncode"] == 0, (body, report["close"], report["source"])
 
 
 @skip_no_triton
@@ -222,6 +249,22 @@ def test_a_reduction_kernel_is_the_text_it_was_before_tiling() -> None:
 def test_fused_cuda_program_matches_cpu(name: str, cuda_graph: bool) -> None:
     pytest.importorskip("triton")
     assert_cuda_matches_cpu(WORKLOADS[name], cuda_graph)
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not cublaslt_available(), reason="needs nvmath-python and a CUDA device")
+def test_fused_cuda_row_max_keeps_nan_and_infinities() -> None:
+    """The GPU's `tl.max` skips NaN (IEEE maxNum); lumir's row maximum must not."""
+    pytest.importorskip("triton")
+    fused = compile_text(ROW_MAX_EXP, True)
+    assert "cublaslt_rt.fused_launch" in fused
+    x = torch.randn(6, 64, generator=torch.Generator().manual_seed(0))
+    x[0, 5], x[2, 7], x[3, 1] = float("nan"), float("inf"), float("-inf")
+    want = load(fused)(x)
+    got = load(fused, device="cuda", cuda_graph=False)(x.cuda())
+    for g, w in zip(got, want, strict=True):
+        assert torch.allclose(g.cpu(), w, rtol=1e-5, atol=1e-6, equal_nan=True)
+    assert bool(want[0][0].isnan().all()) and bool(want[1][0].isnan().all())
 
 
 def test_lumir_opt_pipeline_option_fuses(tmp_path) -> None:

@@ -232,6 +232,25 @@ def test_cuda_programs_share_one_workspace() -> None:
     second.close()
 
 
+@pytest.mark.cuda
+@needs_gpu
+def test_a_cuda_program_holds_the_workspace_its_algorithms_need(monkeypatch) -> None:
+    """The process's workspace grows to the largest need of the chosen algorithms, not
+    to the 32 MiB each plan may use: it is memory every call holds."""
+    from lumir.runtime import cuda_cublaslt
+
+    monkeypatch.setattr(cuda_cublaslt, "_workspaces", {})  # as in a fresh process
+    program = load(MLP, device="cuda", cuda_graph=False)
+    plans = [plan for plan in program.plans if isinstance(plan, cuda_cublaslt.CublasLtMatmulPlan)]
+    assert plans
+    needed = max(plan.algorithm_workspace_bytes for plan in plans)
+    assert {plan.workspace.numel() for plan in plans} == {needed}
+    inputs = mlp_inputs(0)
+    for got, want in zip(program(*[t.cuda() for t in inputs]), load(MLP)(*inputs), strict=True):
+        torch.testing.assert_close(got.cpu(), want, rtol=1e-4, atol=1e-4)
+    program.close()
+
+
 CACHE_AND_COUNTER = """
 func.func @step(%cache: memref<1x2x8x4xbf16>, %pos: memref<1xi64>, %kv: memref<1x2x1x4xbf16>,
                 %count: memref<1xi64>, %one: memref<1xi64>)
