@@ -19,7 +19,12 @@ from xdsl.ir import Attribute, SSAValue
 
 from lumir.dialects import hl
 from lumir.frontend.context import ImportContext
-from lumir.frontend.dtypes import HALF_DTYPES, element_type, scalar_exactly_representable
+from lumir.frontend.dtypes import (
+    HALF_DTYPES,
+    element_type,
+    is_imported,
+    scalar_exactly_representable,
+)
 
 Converter = Callable[[ImportContext, fx.Node], SSAValue]
 
@@ -30,13 +35,31 @@ def _scalar(cx: ImportContext, value: object, element: Attribute, dtype: torch.d
     return cx.constant(literal, element)
 
 
-def _compute_dtype(cx: ImportContext, node: fx.Node, result: torch.dtype) -> torch.dtype:
-    """The dtype the op computes in: the result's, or f32 for an inexact half scalar."""
+def _compute_dtype(
+    cx: ImportContext, node: fx.Node, result: torch.dtype, scalar_tensors_in_f32: bool = False
+) -> torch.dtype:
+    """The dtype the op computes in: the result's, or f32 for an inexact half scalar.
+
+    `scalar_tensors_in_f32`: a 0-d f32 (or wider) tensor as the second operand of a
+    half result also computes in f32. ATen's CPU mul and div read such an operand (a
+    Python float that `dynamic=True` lifts into a graph input is one) at its own
+    precision; as the first operand, or in add and sub, they round it to the half type
+    first, as the operands' cast does here."""
     if result not in HALF_DTYPES:
         return result
     for arg in node.args:
         if isinstance(arg, float) and not scalar_exactly_representable(arg, result):
             return torch.float32
+    second = node.args[1] if len(node.args) > 1 else None
+    value = second.meta.get("val") if isinstance(second, fx.Node) else None
+    if (
+        scalar_tensors_in_f32
+        and isinstance(value, torch.Tensor)
+        and value.dim() == 0
+        and value.dtype.is_floating_point
+        and value.dtype not in HALF_DTYPES
+    ):
+        return torch.float32
     return result
 
 
@@ -54,9 +77,11 @@ def _operands(cx: ImportContext, node: fx.Node, dtype: torch.dtype, count: int) 
 def binary(op_class: type[hl.ElementwiseBinaryOp]) -> Converter:
     """add/sub/mul/div/pow/maximum: promote, compute, round to the result dtype."""
 
+    scalar_tensors_in_f32 = op_class in (hl.MulOp, hl.DivOp)
+
     def convert(cx: ImportContext, node: fx.Node) -> SSAValue:
         result = cx.dtype(node)
-        compute = _compute_dtype(cx, node, result)
+        compute = _compute_dtype(cx, node, result, scalar_tensors_in_f32)
         lhs, rhs = _operands(cx, node, compute, 2)
         value = cx.emit(op_class(lhs, rhs))
         return cx.cast(value, element_type(result))
@@ -89,7 +114,10 @@ def convert_gelu(cx: ImportContext, node: fx.Node) -> SSAValue:
 
 def convert_to_copy(cx: ImportContext, node: fx.Node) -> SSAValue:
     """aten._to_copy with only a dtype change (device changes are refused by the table);
-    prims.convert_element_type(x, dtype), the same cast."""
+    prims.convert_element_type(x, dtype), the same cast. A cast of an input that arrives
+    cast, to that input's own dtype (`table.arrives_cast`), is the input as it arrived."""
+    if not is_imported(cx.dtype(node)):
+        return cx.value(node.args[0])
     return cx.cast(cx.value(node.args[0]), element_type(cx.dtype(node)))
 
 

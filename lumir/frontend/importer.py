@@ -22,9 +22,14 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Block, Region, SSAValue
 
 from lumir.frontend.context import ImportContext, UnsupportedNodeError
-from lumir.frontend.dtypes import element_type
+from lumir.frontend.dtypes import element_type, is_imported
 from lumir.frontend.shapes import Bindings, concrete_shape
-from lumir.frontend.table import TABLE, is_shape_node, unsupported_reason
+from lumir.frontend.table import (
+    TABLE,
+    cast_only_input_dtype,
+    is_shape_node,
+    unsupported_reason,
+)
 
 
 @dataclass(frozen=True)
@@ -71,7 +76,10 @@ def _tensor_argument(node: fx.Node, bindings: Bindings, gm: fx.GraphModule) -> T
     example = node.meta.get("val") if placeholder else _attribute(gm, str(node.target))
     if not isinstance(example, torch.Tensor):
         return None
-    return TensorType(element_type(example.dtype), list(concrete_shape(example, bindings)))
+    dtype = example.dtype
+    if placeholder and not is_imported(dtype):
+        dtype = cast_only_input_dtype(node) or dtype  # arrives cast (its casts are no-ops)
+    return TensorType(element_type(dtype), list(concrete_shape(example, bindings)))
 
 
 def _attribute(gm: fx.GraphModule, target: str) -> object:

@@ -237,7 +237,72 @@ def is_shape_node(node: fx.Node) -> bool:
     return node.target in SHAPE_TARGETS and isinstance(node.meta.get("val"), torch.SymInt | int)
 
 
+CASTS = (aten._to_copy.default, prims.convert_element_type.default)
+"""The overloads that only change a tensor's dtype (a `_to_copy` also passes its row's
+check: no device change)."""
+
+
+def cast_only_input_dtype(node: fx.Node) -> torch.dtype | None:
+    """The dtype a graph input of a dtype lumir does not import arrives in, when every
+    use of it is a cast to one imported floating dtype (through casts to its own dtype,
+    which change nothing); else None.
+
+    Under `dynamic=True` Dynamo lifts a model's Python floats (an RMSNorm's eps, an
+    attention scale) into 0-d float64 graph inputs that the graph only casts to the
+    compute dtype. The importer takes such an input already in that dtype, and the
+    casts become no-ops: the program's input copy (`Program.run_unchecked`, a
+    `copy_`) converts it, rounding as the cast did. Two casts to different dtypes
+    would round differently, so they keep the input (and the casts) in eager.
+    """
+    value = node.meta.get("val")
+    if node.op != "placeholder" or not isinstance(value, torch.Tensor):
+        return None
+    if is_imported(value.dtype) or not value.dtype.is_floating_point:
+        return None
+    targets: set[torch.dtype] = set()
+    if not _only_cast(node, value.dtype, targets) or len(targets) != 1:
+        return None
+    return targets.pop()
+
+
+def _only_cast(node: fx.Node, dtype: torch.dtype, targets: set[torch.dtype]) -> bool:
+    """Whether every use of `node` (of `dtype`) is a cast, to `dtype` again (then the
+    same holds for its uses) or to an imported floating dtype (added to `targets`)."""
+    for user in node.users:
+        result = user.meta.get("val")
+        if user.target not in CASTS or user.args[0] is not node:
+            return False
+        if not isinstance(result, torch.Tensor) or _dtype_only_copy(user) is not None:
+            return False
+        if result.dtype == dtype:
+            if not _only_cast(user, dtype, targets):
+                return False
+        elif result.dtype.is_floating_point and is_imported(result.dtype):
+            targets.add(result.dtype)
+        else:
+            return False
+    return True
+
+
+def arrives_cast(node: fx.Node) -> bool:
+    """True for a graph input that arrives cast (`cast_only_input_dtype`) and for a
+    cast of one to its own dtype: values the importer has in the imported dtype."""
+    while node.op != "placeholder":
+        source = node.args[0] if node.target in CASTS and node.args else None
+        if not isinstance(source, fx.Node) or source.meta.get("val") is None:
+            return False
+        if getattr(source.meta["val"], "dtype", None) != getattr(node.meta.get("val"), "dtype", 0):
+            return False
+        node = source
+    return cast_only_input_dtype(node) is not None
+
+
 def _tensors_of(node: fx.Node) -> list[torch.Tensor]:
+    """The tensors `node` writes and reads, but for a cast's input that arrives cast
+    (`cast_only_input_dtype`)."""
+    if node.target in CASTS and isinstance(node.args[0], fx.Node) and arrives_cast(node.args[0]):
+        result = node.meta.get("val")  # of the input's own dtype where it arrives cast too
+        return [result] if isinstance(result, torch.Tensor) and is_imported(result.dtype) else []
     values = [node.meta.get("val")]
     values += [a.meta.get("val") for a in node.all_input_nodes]
     found: list[torch.Tensor] = []

@@ -88,6 +88,54 @@ def test_dynamic_true_llama_attention_block_fuses_once():
     partitions = [p for g in stats.GRAPHS for p in g.partitions]
     assert all(p.fuse_runs == 1 for p in partitions)
     assert all(p.specialisations == 3 for p in partitions)
+    # the Python floats (eps, the rotary scaling) arrive as f64 inputs, imported as cast
+    assert all(g.fallback_ops == [] for g in stats.GRAPHS)
+
+
+def _normalize(x, eps, scale):
+    return x / (x.abs().mean(-1, keepdim=True) + eps) * scale
+
+
+@torch.no_grad()
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_dynamic_true_python_floats_are_imported_and_round_as_the_graph_does(dtype):
+    """dynamic=True lifts `eps` and `scale` into 0-d f64 graph inputs that the graph
+    casts: lumir takes them already cast (no op in eager, no warning) and computes the
+    bits the same graph gives in aot_eager, for every value, with one fusion."""
+    import warnings
+
+    from lumir.backend import LumirFallbackWarning
+
+    torch._dynamo.reset()
+    stats.reset()
+    compiled = torch.compile(_normalize, backend="lumir", dynamic=True)
+    reference = torch.compile(_normalize, backend="aot_eager", dynamic=True)
+    for eps, scale in ((1e-6, 0.3), (0.1, 1.7), (2.5e-3, 0.123456789)):
+        x = torch.randn(4, 8, generator=torch.Generator().manual_seed(1)).to(dtype)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", LumirFallbackWarning)
+            got = compiled(x, eps, scale)
+        assert torch.equal(got, reference(x, eps, scale))
+    (graph,) = stats.GRAPHS
+    assert graph.fallback_ops == []
+    assert [p.fuse_runs for p in graph.partitions] == [1]
+
+
+@torch.no_grad()
+def test_an_f64_input_cast_to_two_dtypes_stays_in_eager():
+    """Casts of one f64 input to f32 and to bf16 would round differently from one
+    imported dtype, so those casts run in eager, and the result is still eager's."""
+
+    def two_casts(x, s):
+        return x * s.float() + (x.bfloat16() * s.bfloat16()).float()
+
+    torch._dynamo.reset()
+    stats.reset()
+    x, s = torch.randn(4, 8), torch.tensor(0.1, dtype=torch.float64)
+    got = torch.compile(two_casts, backend="lumir")(x, s)
+    assert torch.equal(got, two_casts(x, s))
+    (graph,) = stats.GRAPHS
+    assert graph.fallback_ops == ["aten._to_copy.default"] * 2  # the two casts of s
 
 
 @torch.no_grad()

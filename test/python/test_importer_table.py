@@ -56,6 +56,30 @@ def test_half_scalar_arithmetic_rounds_once_like_aten():
     assert _ops(imported).count("hl.cast") == 2  # computed in f32, rounded once
 
 
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x, s: x * s,
+        lambda x, s: x / s,
+        lambda x, s: s * x,
+        lambda x, s: s / x,
+        lambda x, s: (x + s) - s,
+    ],
+    ids=["x*s", "x/s", "s*x", "s/x", "x+s-s"],
+)
+def test_a_0d_f32_tensor_with_a_half_tensor_rounds_as_aten_does(fn, dtype):
+    """ATen's CPU mul and div read a 0-d f32 second operand at f32 (a Python float that
+    dynamic=True lifts is one); a first operand, and add/sub, are rounded to the half
+    type first. The imported graph gives the same bits in each case."""
+    x = torch.randn(64, 32, generator=torch.Generator().manual_seed(0)).to(dtype)
+    s = torch.tensor(0.3)
+    gm = _trace(fn, x, s)
+    imported = import_graph(gm, {})
+    (got,) = interpret(imported.module, [(x, s)[i] for i in imported.arguments])
+    assert torch.equal(got, fn(x, s))
+
+
 def test_unary_activations_and_gelu():
     x = torch.randn(2, 5)
     _check(lambda a: torch.rsqrt(a * a + 1) + F.silu(a) + torch.tanh(a) + F.gelu(a), x)
