@@ -8,7 +8,9 @@ elementwise ops (through the `prims` torch writes them with: lumir.frontend.prim
 activations become `where` over comparisons that keep a NaN (`isnan`), softplus, ELU
 (SELU is one) and mish become `log1p`/`expm1` under a `where`, `log_softmax`,
 `logsumexp` and vector norms become reductions, whole-tensor `sum`/`mean` reduce over
-every dimension, and `tril`/`triu` become a `where` over two ranges.
+every dimension, `tril`/`triu` become a `where` over two ranges, `nan_to_num` a
+`where` over `isnan`/`isposinf`/`isneginf` and `rot90` a flip and a transpose. `roll`
+is lumir's own decomposition (`_roll`: slices and a `cat`).
 `linear` reaches the graph as `t` + `mm`; `addmm` and `baddbmm` are not decomposed here
 but imported as a product plus an add (lumir.frontend.structured.convert_addmm), so the
 bias, residual and alpha rules see them and half-precision products stay half precision
@@ -68,11 +70,35 @@ DECOMPOSED: tuple[object, ...] = (
     aten.mean.default,
     aten.tril.default,
     aten.triu.default,
+    aten.nan_to_num.default,
+    aten.rot90.default,
 )
 """The overloads lumir asks aot_autograd to decompose (each has a torch decomposition)."""
 
 
+def _roll(x: torch.Tensor, shifts: list[int], dims: list[int] | None = None) -> torch.Tensor:
+    """aten.roll as the `cat` of two slices per rolled dimension: position i reads
+    position (i - shift) mod n, so the last `shift mod n` positions come first. torch's
+    own decomposition indexes with the `fmod` of an integer range, which `hl` has no op
+    for; `narrow` and `cat` are views and a copy lumir imports. With no `dims` the
+    flattened tensor rolls."""
+    if not dims:
+        return _roll(x.reshape(-1), shifts, [0]).reshape(x.shape)
+    result = x
+    for shift, dim in zip(shifts, dims, strict=True):
+        size = result.shape[dim]
+        cut = size - shift % size if size else size
+        if cut != size:
+            tail, head = result.narrow(dim, cut, size - cut), result.narrow(dim, 0, cut)
+            result = torch.cat([tail, head], dim)
+    return result if result is not x else x.clone()
+
+
+OWN_DECOMPOSITIONS: dict[object, Callable[..., object]] = {aten.roll.default: _roll}
+"""Overloads lumir decomposes itself, where torch's decomposition needs an op `hl` lacks."""
+
+
 @cache
 def lumir_decompositions() -> dict[object, Callable[..., object]]:
-    """Overload -> decomposition, from torch's decomposition table."""
-    return get_decompositions(list(DECOMPOSED))
+    """Overload -> decomposition: torch's for `DECOMPOSED`, lumir's own for the rest."""
+    return {**get_decompositions(list(DECOMPOSED)), **OWN_DECOMPOSITIONS}

@@ -10,6 +10,7 @@ than rounding the scalar first.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 import torch
@@ -178,6 +179,27 @@ def convert_isnan(cx: ImportContext, node: fx.Node) -> SSAValue:
     decomposition asks it, so that a NaN input stays NaN."""
     x = cx.value(node.args[0])
     return _emit_compare(cx, "ne", x, x, cx.shape(node))
+
+
+def signed_infinity(sign: float) -> Converter:
+    """aten.isposinf / isneginf: `x == sign * inf`, for a floating x. torch's
+    `nan_to_num` decomposition asks them."""
+
+    def convert(cx: ImportContext, node: fx.Node) -> SSAValue:
+        x = cx.value(node.args[0])
+        assert isinstance(x.type, TensorType)
+        infinity = cx.constant(sign * math.inf, x.type.element_type)
+        return _emit_compare(cx, "eq", x, infinity, cx.shape(node))
+
+    return convert
+
+
+def floating_input(node: fx.Node) -> str | None:
+    """The first argument is a floating tensor (an integer one has no infinity)."""
+    value = node.args[0].meta.get("val") if isinstance(node.args[0], fx.Node) else None
+    if not isinstance(value, torch.Tensor) or not value.dtype.is_floating_point:
+        return f"{node.target} of an operand that is not a floating tensor"
+    return None
 
 
 def convert_bool_or(cx: ImportContext, node: fx.Node) -> SSAValue:

@@ -82,6 +82,24 @@ def _along(cx: ImportContext, sizes: Sequence[int], axis: int, index: SSAValue) 
     return indices
 
 
+def convert_flip(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """aten.flip(x, dims) and prims.rev(x, dims): one `hl.index` reading, along each
+    flipped dimension of size n, the positions n-1 down to 0 (an `hl.arange` with step
+    -1), and every other dimension in order."""
+    x = cx.value(node.args[0])
+    sizes = cx.shape(node.args[0])  # type: ignore[arg-type]
+    if not sizes:
+        return x  # a 0-d tensor has nothing to flip
+    flipped = {int(d) % len(sizes) for d in node.args[1]}  # type: ignore[union-attr]
+    indices = []
+    for d, size in enumerate(sizes):
+        bounds = (size - 1, -1, -1) if d in flipped else (0, size, 1)
+        positions = cx.emit(hl.ArangeOp(*bounds, i64))
+        unit = [size if e == d else 1 for e in range(len(sizes))]
+        indices.append(cx.reshape(positions, TensorType(i64, unit)))
+    return cx.emit(hl.IndexOp(x, indices))
+
+
 def convert_gather(cx: ImportContext, node: fx.Node) -> SSAValue:
     """aten.gather(x, dim, index): one `hl.index` over every dimension of x, reading
     `index` along `dim` and the same position along every other dimension, which is

@@ -152,6 +152,8 @@ TABLE: dict[object, Row] = {
     aten.bitwise_not.default: Row(ew.convert_logical_not, _of_bool),
     aten.bitwise_or.Tensor: Row(ew.convert_bool_or, _of_bool),
     aten.isnan.default: Row(ew.convert_isnan),
+    aten.isposinf.default: Row(ew.signed_infinity(1.0), ew.floating_input),
+    aten.isneginf.default: Row(ew.signed_infinity(-1.0), ew.floating_input),
     # reductions
     aten.sum.dim_IntList: Row(ew.reduction(hl.SumOp)),
     aten.mean.dim: Row(ew.reduction(hl.MeanOp)),
@@ -173,6 +175,7 @@ TABLE: dict[object, Row] = {
     aten.index.Tensor: Row(gen.convert_index, gen.index_check),
     aten.gather.default: Row(gen.convert_gather, gen.gather_check),
     aten.index_select.default: Row(gen.convert_index_select, gen.index_select_check),
+    aten.flip.default: Row(gen.convert_flip),
     aten.index_copy.default: Row(gen.convert_index_copy, gen.index_copy_check),
     aten.constant_pad_nd.default: Row(gen.convert_pad),
     aten.scalar_tensor.default: Row(ew.convert_full),
@@ -210,6 +213,7 @@ TABLE: dict[object, Row] = {
     prims.div.default: Row(ew.binary(hl.DivOp), pr.floating_division),
     prims.broadcast_in_dim.default: Row(pr.convert_broadcast_in_dim),
     prims.convert_element_type.default: Row(ew.convert_to_copy),
+    prims.rev.default: Row(gen.convert_flip),
     prims.log1p.default: Row(ew.unary(hl.Log1pOp)),
     prims.expm1.default: Row(ew.unary(hl.Expm1Op)),
 }

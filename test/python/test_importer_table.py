@@ -202,6 +202,42 @@ def test_max_and_min_along_a_dimension_give_values_and_first_indices():
     _check(lambda a: a.min(-1).indices, x, atol=0)
 
 
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: torch.flip(x, (-1,)),
+        lambda x: torch.flip(x, (0, 2)),
+        lambda x: torch.roll(x, 3, -1),
+        lambda x: torch.roll(x, (1, -5, 9), (0, 1, 2)),
+        lambda x: torch.roll(x, 7),
+        lambda x: torch.roll(x, 0, 1),
+        lambda x: torch.rot90(x, 1, (1, 2)),
+        lambda x: torch.rot90(x, -1, (0, 2)),
+    ],
+    ids=[
+        "flip-last",
+        "flip-two",
+        "roll",
+        "roll-three",
+        "roll-flat",
+        "roll-0",
+        "rot90",
+        "rot90-neg",
+    ],
+)
+def test_flips_rolls_and_rotations_move_every_element_as_torch_does(fn):
+    x = torch.randn(2, 3, 5)
+    imported = _check(fn, x, atol=0)
+    assert not any(name.startswith("hl.fused") for name in _ops(imported))
+
+
+def test_nan_to_num_replaces_nan_and_both_infinities():
+    x = torch.tensor([[1.0, float("nan"), float("inf")], [float("-inf"), -2.0, 0.0]])
+    for dtype in (torch.float32, torch.bfloat16):
+        _check(lambda a: torch.nan_to_num(a), x.to(dtype), atol=0)
+        _check(lambda a: torch.nan_to_num(a, nan=0.5, posinf=9.0, neginf=-9.0), x.to(dtype), atol=0)
+
+
 def test_logical_not_and_bitwise_not_of_a_mask():
     """DeBERTa inverts its attention mask with `~mask`; NaN is true, as in ATen."""
     x = torch.tensor([[0.0, 1.5, float("nan")], [-0.0, -2.0, 0.25]])
