@@ -10,7 +10,9 @@ activations become `where` over comparisons that keep a NaN (`isnan`), softplus,
 `logsumexp` and vector norms become reductions, whole-tensor `sum`/`mean` reduce over
 every dimension, `tril`/`triu` become a `where` over two ranges, `nan_to_num` a
 `where` over `isnan`/`isposinf`/`isneginf` and `rot90` a flip and a transpose. `roll`
-is lumir's own decomposition (`_roll`: slices and a `cat`).
+is lumir's own decomposition (`_roll`: slices and a `cat`), and so is a convolution
+whose stride is its kernel (`_patch_convolution`: a vision transformer's patch
+embedding, or a 1x1 convolution, as patches times a matrix).
 `linear` reaches the graph as `t` + `mm`; `addmm` and `baddbmm` are not decomposed here
 but imported as a product plus an add (lumir.frontend.structured.convert_addmm), so the
 bias, residual and alpha rules see them and half-precision products stay half precision
@@ -21,6 +23,7 @@ attention is deliberately absent: it stays one fused-attention node, imported as
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from functools import cache
 
@@ -94,7 +97,58 @@ def _roll(x: torch.Tensor, shifts: list[int], dims: list[int] | None = None) -> 
     return result if result is not x else x.clone()
 
 
-OWN_DECOMPOSITIONS: dict[object, Callable[..., object]] = {aten.roll.default: _roll}
+def _patch_convolution(
+    x: torch.Tensor,
+    weight: torch.Tensor,
+    bias: torch.Tensor | None,
+    stride: list[int],
+    padding: list[int],
+    dilation: list[int],
+    transposed: bool,
+    output_padding: list[int],
+    groups: int,
+) -> torch.Tensor:
+    """A 1-d or 2-d convolution whose stride is its kernel (a vision transformer's patch
+    embedding; a 1x1 convolution is the case of kernel 1) as the matrix product it is:
+    the input cut into non-overlapping patches, each patch a row of channels x kernel
+    values, times the weight as an [out, channels x kernel] matrix, plus the bias, back
+    to [batch, out, positions...]. The patches are views and the product an `mm` that
+    cuBLASLt runs with the bias fused. Any other convolution (padding, dilation,
+    overlapping windows, groups, transposed) is declined and stays in eager."""
+    kernel = list(weight.shape[2:])
+    rank = len(kernel)
+    if (
+        transposed
+        or groups != 1
+        or rank not in (1, 2)
+        or x.dim() != rank + 2
+        or list(stride) != kernel
+        or any(padding)
+        or any(d != 1 for d in dilation)
+    ):
+        return NotImplemented
+    batch, channels = x.shape[0], x.shape[1]
+    counts = [size // k for size, k in zip(x.shape[2:], kernel, strict=True)]
+    for axis, (count, k) in enumerate(zip(counts, kernel, strict=True)):
+        x = x.narrow(2 + axis, 0, count * k)  # a convolution drops a ragged last patch
+    if rank == 2:
+        (rows, columns), (kh, kw) = counts, kernel
+        split = x.reshape(batch, channels, rows, kh, columns, kw).permute(0, 2, 4, 1, 3, 5)
+    else:
+        (rows,), (kh,) = counts, kernel
+        split = x.reshape(batch, channels, rows, kh).permute(0, 2, 1, 3)
+    patches = split.reshape(-1, channels * math.prod(kernel))
+    product = torch.mm(patches, weight.reshape(weight.shape[0], -1).t())
+    if bias is not None:
+        product = product + bias
+    positions = product.reshape(batch, *counts, weight.shape[0])
+    return positions.permute(0, rank + 1, *range(1, rank + 1)).contiguous()
+
+
+OWN_DECOMPOSITIONS: dict[object, Callable[..., object]] = {
+    aten.roll.default: _roll,
+    aten.convolution.default: _patch_convolution,
+}
 """Overloads lumir decomposes itself, where torch's decomposition needs an op `hl` lacks."""
 
 

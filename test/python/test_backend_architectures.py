@@ -229,6 +229,43 @@ def test_encoder_compiles_whole_and_matches_eager(name: str, device: str) -> Non
     torch.testing.assert_close(got, want, atol=1e-4, rtol=1e-4)
 
 
+_VISION = dict(
+    hidden_size=64,
+    intermediate_size=128,
+    num_hidden_layers=2,
+    num_attention_heads=4,
+    image_size=32,
+    patch_size=8,
+)
+
+VISION = {
+    "vit": lambda: transformers.ViTModel(transformers.ViTConfig(**_VISION)),
+    "clip_vision": lambda: transformers.CLIPVisionModel(transformers.CLIPVisionConfig(**_VISION)),
+    "siglip_vision": lambda: transformers.SiglipVisionModel(
+        transformers.SiglipVisionConfig(**_VISION)
+    ),
+}
+"""Vision transformers: the patch embedding is a convolution whose stride is its kernel,
+which lumir decomposes into patches times a matrix (`_patch_convolution`)."""
+
+
+@torch.no_grad()
+@pytest.mark.parametrize("device", ["cpu", ON_CUDA])
+@pytest.mark.parametrize("name", sorted(VISION))
+def test_vision_transformer_compiles_whole_and_matches_eager(name: str, device: str) -> None:
+    torch.manual_seed(0)
+    model = VISION[name]().eval().to(device)
+    pixels = torch.randn(2, 3, 32, 32, generator=torch.Generator().manual_seed(5)).to(device)
+    torch._dynamo.reset()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = torch.compile(model, backend="lumir")(pixel_values=pixels).last_hidden_state
+    fallbacks = [w for w in caught if issubclass(w.category, LumirFallbackWarning)]
+    assert fallbacks == [], [str(w.message) for w in fallbacks]
+    want = model(pixel_values=pixels).last_hidden_state
+    torch.testing.assert_close(got, want, atol=1e-4, rtol=1e-4)
+
+
 @torch.no_grad()
 @pytest.mark.parametrize("device", ["cpu", ON_CUDA])
 def test_t5_encoder_decoder_compiles_whole_and_matches_eager(device: str) -> None:

@@ -231,6 +231,53 @@ def test_flips_rolls_and_rotations_move_every_element_as_torch_does(fn):
     assert not any(name.startswith("hl.fused") for name in _ops(imported))
 
 
+def _conv(x_shape, w_shape, bias=True, **options):
+    """A convolution of random x and weight (and bias) as `F.conv1d` / `F.conv2d`."""
+    torch.manual_seed(0)
+    conv = F.conv2d if len(x_shape) == 4 else F.conv1d
+    arguments = [torch.randn(x_shape), torch.randn(w_shape)]
+    if bias:
+        arguments.append(torch.randn(w_shape[0]))
+    return (lambda *a: conv(*a, **options)), arguments
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        ((2, 3, 16, 16), (16, 3, 4, 4), True, {"stride": 4}),
+        ((2, 3, 18, 11), (16, 3, 4, 2), True, {"stride": (4, 2)}),  # a ragged last patch
+        ((1, 3, 8, 8), (8, 3, 2, 2), False, {"stride": 2}),
+        ((2, 8, 5, 7), (4, 8, 1, 1), True, {}),
+        ((2, 4, 12), (6, 4, 3), True, {"stride": 3}),
+        ((2, 4, 9), (6, 4, 1), True, {}),
+    ],
+    ids=["patch", "ragged", "no-bias", "1x1", "conv1d-patch", "conv1d-1"],
+)
+def test_a_convolution_striding_by_its_kernel_is_a_matrix_product(case):
+    x_shape, w_shape, bias, options = case
+    fn, arguments = _conv(x_shape, w_shape, bias, **options)
+    imported = _check(fn, *arguments, atol=1e-5)
+    assert "hl.matmul" in _ops(imported)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        ((1, 3, 8, 8), (8, 3, 3, 3), {"padding": 1}),
+        ((1, 3, 8, 8), (8, 3, 2, 2), {"stride": 1}),
+        ((1, 4, 8), (4, 2, 1), {"groups": 2}),
+        ((1, 4, 8), (4, 4, 2), {"stride": 2, "dilation": 2}),
+    ],
+    ids=["padded", "overlapping", "grouped", "dilated"],
+)
+def test_other_convolutions_stay_in_eager(case):
+    x_shape, w_shape, options = case
+    fn, arguments = _conv(x_shape, w_shape, **options)
+    gm = _trace(fn, *arguments)
+    (node,) = [n for n in gm.graph.nodes if n.target == torch.ops.aten.convolution.default]
+    assert unsupported_reason(node) == "no import rule"
+
+
 def test_nan_to_num_replaces_nan_and_both_infinities():
     x = torch.tensor([[1.0, float("nan"), float("inf")], [float("-inf"), -2.0, 0.0]])
     for dtype in (torch.float32, torch.bfloat16):
