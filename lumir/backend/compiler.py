@@ -84,8 +84,12 @@ def _static_indices(count: int) -> frozenset[int]:
 
 
 def _graph_device(example_inputs: Sequence[object]) -> torch.device:
+    """Where the graph's tensors live: the first accelerator device among its inputs,
+    else the CPU. A CPU input beside CUDA ones is a scalar torch lets a CUDA op read
+    (such as a Python float that `dynamic=True` lifts into a 0-d tensor), not the
+    graph's device, wherever it comes in the argument list."""
     for value in example_inputs:
-        if isinstance(value, torch.Tensor):
+        if isinstance(value, torch.Tensor) and value.device.type != "cpu":
             return value.device
     return torch.device("cpu")
 

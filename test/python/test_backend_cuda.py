@@ -124,3 +124,23 @@ def test_vector_products_on_cuda_are_cublaslt_calls(dtype):
     (graph,) = stats.GRAPHS
     assert graph.fallback_ops == []
     assert sum(p.fused["matmuls"] for p in graph.partitions) == 3
+
+
+@torch.no_grad()
+def test_dynamic_true_python_float_first_stays_a_cuda_graph():
+    """A Python float passed first is a CPU 0-d f64 input under dynamic=True: the graph
+    still runs on the GPU (its output too), with the float imported already cast."""
+
+    def scaled_norm(eps, x, scale):
+        return x / (x.abs().mean(-1, keepdim=True) + eps) * scale
+
+    torch._dynamo.reset()
+    stats.reset()
+    compiled = torch.compile(scaled_norm, backend="lumir", dynamic=True)
+    reference = torch.compile(scaled_norm, backend="aot_eager", dynamic=True)
+    for eps, scale in ((1e-6, 0.3), (0.1, 1.7)):
+        x = torch.randn(4, 64, device="cuda", dtype=torch.bfloat16)
+        got = compiled(eps, x, scale)
+        assert got.is_cuda
+        torch.testing.assert_close(got, reference(eps, x, scale), atol=2e-2, rtol=2e-2)
+    assert all(graph.fallback_ops == [] for graph in stats.GRAPHS)
