@@ -222,6 +222,7 @@ TABLE: dict[object, Row] = {
 SHAPE_TARGETS: frozenset[object] = frozenset(
     {
         aten.sym_size.int,
+        aten.sym_numel.default,
         operator.add,
         operator.sub,
         operator.mul,

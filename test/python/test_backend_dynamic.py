@@ -156,3 +156,21 @@ def test_size_arithmetic_is_evaluated_not_run_in_eager():
         torch.testing.assert_close(compiled(x, y, w), scaled_rows(x, y, w))
     assert stats.GRAPHS and all(graph.fallback_ops == [] for graph in stats.GRAPHS)
     assert all(len(graph.partitions) == 1 for graph in stats.GRAPHS)
+
+
+@torch.no_grad()
+def test_a_patch_embedding_with_dynamic_batch_and_height_fuses_once():
+    """The patch convolution's decomposition reads sizes (`sym_numel` of a reshape to
+    -1, a height cut to whole patches): size arithmetic, evaluated, no fallback."""
+    torch._dynamo.reset()
+    stats.reset()
+    torch.manual_seed(0)
+    conv = torch.nn.Conv2d(3, 16, 4, stride=4).eval()
+    compiled = torch.compile(conv, backend="lumir")
+    for batch, height in ((2, 16), (3, 20), (1, 18), (4, 32)):
+        x = torch.randn(batch, 3, height, 16)
+        torch._dynamo.mark_dynamic(x, 0)
+        torch._dynamo.mark_dynamic(x, 2)
+        torch.testing.assert_close(compiled(x), conv(x), atol=1e-5, rtol=1e-5)
+    assert stats.GRAPHS and all(graph.fallback_ops == [] for graph in stats.GRAPHS)
+    assert all(p.fuse_runs == 1 for graph in stats.GRAPHS for p in graph.partitions)
