@@ -9,7 +9,9 @@ activations become `where` over comparisons that keep a NaN (`isnan`), softplus,
 (SELU is one) and mish become `log1p`/`expm1` under a `where`, `log_softmax`,
 `logsumexp` and vector norms become reductions, whole-tensor `sum`/`mean` reduce over
 every dimension, `tril`/`triu` become a `where` over two ranges, `nan_to_num` a
-`where` over `isnan`/`isposinf`/`isneginf` and `rot90` a flip and a transpose. `roll`
+`where` over `isnan`/`isposinf`/`isneginf`, `rot90` a flip and a transpose, and the losses (`nll_loss`, so
+`cross_entropy`; MSE, smooth L1, Huber, binary cross-entropy with or without logits,
+`logsigmoid`) the gathers, reductions and elementwise ops they are made of. `roll`
 is lumir's own decomposition (`_roll`: slices and a `cat`), and so is a convolution
 whose stride is its kernel (`_patch_convolution`: a vision transformer's patch
 embedding, or a 1x1 convolution, as patches times a matrix).
@@ -75,6 +77,14 @@ DECOMPOSED: tuple[object, ...] = (
     aten.triu.default,
     aten.nan_to_num.default,
     aten.rot90.default,
+    aten.nll_loss_forward.default,
+    aten.nll_loss2d_forward.default,
+    aten.mse_loss.default,
+    aten.smooth_l1_loss.default,
+    aten.huber_loss.default,
+    aten.binary_cross_entropy_with_logits.default,
+    aten.binary_cross_entropy.default,
+    aten.log_sigmoid_forward.default,
 )
 """The overloads lumir asks aot_autograd to decompose (each has a torch decomposition)."""
 
