@@ -1,20 +1,21 @@
 """The decomposition table aot_autograd applies before lumir imports a graph.
 
 A subset of torch's own decompositions (`torch._decomp`), chosen for what `hl` has:
-layer and group norm and their statistics (var, std and their `_mean` forms) become reductions and
-elementwise ops (through the `prims` torch writes them with: lumir.frontend.prims),
-`masked_fill` becomes `where`, the `*_like` / `new_*` constructors become `full`,
-`stack` and `repeat` become the views and `cat` they are made of, `clamp` and the hard
-activations become `where` over comparisons that keep a NaN (`isnan`), softplus, ELU
-(SELU is one) and mish become `log1p`/`expm1` under a `where`, `log_softmax`,
-`logsumexp` and vector norms become reductions, whole-tensor `sum`/`mean` reduce over
-every dimension, `tril`/`triu` become a `where` over two ranges, `nan_to_num` a
-`where` over `isnan`/`isposinf`/`isneginf`, `rot90` a flip and a transpose, and the losses (`nll_loss`, so
-`cross_entropy`; MSE, smooth L1, Huber, binary cross-entropy with or without logits,
-`logsigmoid`) the gathers, reductions and elementwise ops they are made of. `roll`
-is lumir's own decomposition (`_roll`: slices and a `cat`), and so is a convolution
-whose stride is its kernel (`_patch_convolution`: a vision transformer's patch
-embedding, or a 1x1 convolution, as patches times a matrix).
+layer and group norm and their statistics (var, std and their `_mean` forms) become
+reductions and elementwise ops (through the `prims` torch writes them with:
+lumir.frontend.prims), `masked_fill` becomes `where`, the `*_like` / `new_*`
+constructors become `full`, `stack` and `repeat` become the views and `cat` they are
+made of, `clamp` and the hard activations become `where` over comparisons that keep a
+NaN (`isnan`), softplus, ELU (SELU is one) and mish become `log1p`/`expm1` under a
+`where`, `log_softmax`, `logsumexp` and vector norms become reductions, whole-tensor
+`sum`/`mean` reduce over every dimension, `tril`/`triu` become a `where` over two
+ranges, `nan_to_num` a `where` over `isnan`/`isposinf`/`isneginf`, `rot90` a flip and a
+transpose, and the losses (`nll_loss`, so `cross_entropy`; MSE, smooth L1, Huber, binary
+cross-entropy with or without logits, `logsigmoid`) the gathers, reductions and
+elementwise ops they are made of. `roll` is lumir's own decomposition (`_roll`: slices
+and a `cat`), and so is a convolution whose stride is its kernel (`_patch_convolution`:
+a vision transformer's patch embedding, or a 1x1 convolution, as patches times a
+matrix).
 `linear` reaches the graph as `t` + `mm`; `addmm` and `baddbmm` are not decomposed here
 but imported as a product plus an add (lumir.frontend.structured.convert_addmm), so the
 bias, residual and alpha rules see them and half-precision products stay half precision

@@ -278,6 +278,24 @@ def test_other_convolutions_stay_in_eager(case):
     assert unsupported_reason(node) == "no import rule"
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize(
+    "op", [torch.floor, torch.ceil, torch.round, torch.trunc, torch.sign, torch.atan, torch.tan]
+)
+def test_rounding_sign_and_trig_give_torchs_bits_with_halves_and_specials(op, dtype):
+    """Halves round to even, NaN's sign is 0, infinities and -0.0 as torch has them."""
+    specials = [-2.5, -0.5, 0.5, 1.5, 2.5, -0.0, float("nan"), float("inf"), float("-inf")]
+    x = torch.cat([torch.tensor(specials), torch.randn(55) * 4]).reshape(8, 8).to(dtype)
+    gm = _trace(op, x)
+    imported = import_graph(gm, {})
+    (got,) = interpret(imported.module, [x])
+    want = op(x)
+    assert torch.equal(
+        got.view(torch.int16 if dtype == torch.bfloat16 else torch.int32),
+        want.view(torch.int16 if dtype == torch.bfloat16 else torch.int32),
+    )
+
+
 def test_nan_to_num_replaces_nan_and_both_infinities():
     x = torch.tensor([[1.0, float("nan"), float("inf")], [float("-inf"), -2.0, 0.0]])
     for dtype in (torch.float32, torch.bfloat16):

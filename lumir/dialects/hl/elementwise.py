@@ -183,6 +183,55 @@ class Expm1Op(ElementwiseUnaryOp):
 
 
 @irdl_op_definition
+class FloorOp(ElementwiseUnaryOp):
+    """aten.floor: the largest whole number not above x (position bucketing)."""
+
+    name = "hl.floor"
+
+
+@irdl_op_definition
+class CeilOp(ElementwiseUnaryOp):
+    """aten.ceil: the smallest whole number not below x."""
+
+    name = "hl.ceil"
+
+
+@irdl_op_definition
+class RoundOp(ElementwiseUnaryOp):
+    """aten.round: the nearest whole number, halves to even, as torch rounds."""
+
+    name = "hl.round"
+
+
+@irdl_op_definition
+class TruncOp(ElementwiseUnaryOp):
+    """aten.trunc: x without its fraction (toward zero)."""
+
+    name = "hl.trunc"
+
+
+@irdl_op_definition
+class SignOp(ElementwiseUnaryOp):
+    """aten.sign: -1, 0 or 1 by x's sign (torch gives 0 for NaN)."""
+
+    name = "hl.sign"
+
+
+@irdl_op_definition
+class AtanOp(ElementwiseUnaryOp):
+    """aten.atan."""
+
+    name = "hl.atan"
+
+
+@irdl_op_definition
+class TanOp(ElementwiseUnaryOp):
+    """aten.tan."""
+
+    name = "hl.tan"
+
+
+@irdl_op_definition
 class AbsOp(ElementwiseUnaryOp):
     """aten.abs."""
 
