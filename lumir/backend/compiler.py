@@ -29,6 +29,7 @@ import torch
 from torch import fx
 from torch._dynamo.backends.common import aot_autograd
 from torch._functorch.aot_autograd import make_boxed_func
+from torch.fx.experimental.symbolic_shapes import ConstraintViolationError
 from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 from torch.fx.passes.operator_support import OperatorSupportBase
 from torch.fx.passes.utils.fuser_utils import fuse_by_partitions
@@ -66,7 +67,29 @@ def lumir_backend(
         bw_compiler=_eager,
         decompositions=lumir_decompositions(),
     )
-    return backend(gm, example_inputs)
+    try:
+        return backend(gm, example_inputs)
+    except _TORCH_SIGNALS:
+        raise  # Dynamo's own control flow (restart analysis), or a user's shape contract
+    except Exception as error:  # a lumir failure must never cost the user their model
+        first_line = (str(error).strip().splitlines() or [""])[0]
+        warnings.warn(
+            "lumir: the graph could not be traced to ATen with lumir's decompositions "
+            f"({type(error).__name__}: {first_line}); it runs entirely in eager",
+            LumirFallbackWarning,
+            stacklevel=2,
+        )
+        return gm.forward
+
+
+_TORCH_SIGNALS: tuple[type[BaseException], ...] = (
+    torch._dynamo.exc.TorchDynamoException,
+    ConstraintViolationError,
+)
+"""Exceptions from tracing that are not failures of lumir's: Dynamo raises some to
+restart its analysis (`TensorifyScalarRestartAnalysis` when `dynamic=True` turns a
+float into a tensor), and a violated `mark_dynamic` is the user's to see. They pass
+through `lumir_backend`; anything else falls back to eager."""
 
 
 def _eager(gm: fx.GraphModule, example_inputs: Sequence[object]) -> Callable[..., object]:

@@ -12,10 +12,15 @@ NaN (`isnan`), softplus, ELU (SELU is one) and mish become `log1p`/`expm1` under
 ranges, `nan_to_num` a `where` over `isnan`/`isposinf`/`isneginf`, `rot90` a flip and a
 transpose, and the losses (`nll_loss`, so `cross_entropy`; MSE, smooth L1, Huber, binary
 cross-entropy with or without logits, `logsigmoid`) the gathers, reductions and
-elementwise ops they are made of. `roll` is lumir's own decomposition (`_roll`: slices
-and a `cat`), and so is a convolution whose stride is its kernel (`_patch_convolution`:
-a vision transformer's patch embedding, or a 1x1 convolution, as patches times a
-matrix).
+elementwise ops they are made of; weight norm, GLU, pixel (un)shuffle, adaptive
+average pooling, nearest and (bi/tri)linear upsampling, reflection and replication
+padding, `im2col` (`F.unfold`) and `Tensor.unfold` become gathers (`index` with whole
+leading dimensions, `as_strided`) and arithmetic. `roll` is lumir's own decomposition
+(`_roll`: slices and a `cat`), and so are eval-mode batch norm (`_batch_norm_inference`:
+torch's goes through the training overload, which mutates the running statistics),
+every convolution, transposed ones included, and max and average pooling
+(lumir.frontend.window_decompositions: the windows gathered with strided slices, then
+a product or a reduction).
 `linear` reaches the graph as `t` + `mm`; `addmm` and `baddbmm` are not decomposed here
 but imported as a product plus an add (lumir.frontend.structured.convert_addmm), so the
 bias, residual and alpha rules see them and half-precision products stay half precision
@@ -26,12 +31,13 @@ attention is deliberately absent: it stays one fused-attention node, imported as
 
 from __future__ import annotations
 
-import math
+import functools
 from collections.abc import Callable
-from functools import cache
 
 import torch
 from torch._decomp import get_decompositions
+
+from lumir.frontend.window_decompositions import avg_pool, convolution, max_pool_with_indices
 
 aten = torch.ops.aten
 
@@ -86,6 +92,30 @@ DECOMPOSED: tuple[object, ...] = (
     aten.binary_cross_entropy_with_logits.default,
     aten.binary_cross_entropy.default,
     aten.log_sigmoid_forward.default,
+    aten._weight_norm_interface.default,
+    aten.glu.default,
+    aten.pixel_shuffle.default,
+    aten.pixel_unshuffle.default,
+    aten._adaptive_avg_pool2d.default,
+    aten.upsample_nearest1d.default,
+    aten.upsample_nearest2d.default,
+    aten.upsample_nearest3d.default,
+    aten.upsample_nearest1d.vec,
+    aten.upsample_nearest2d.vec,
+    aten.upsample_nearest3d.vec,
+    aten.upsample_linear1d.default,
+    aten.upsample_bilinear2d.default,
+    aten.upsample_trilinear3d.default,
+    aten.upsample_bilinear2d.vec,
+    aten.upsample_trilinear3d.vec,
+    aten.reflection_pad1d.default,
+    aten.reflection_pad2d.default,
+    aten.reflection_pad3d.default,
+    aten.replication_pad1d.default,
+    aten.replication_pad2d.default,
+    aten.replication_pad3d.default,
+    aten.im2col.default,
+    aten.unfold.default,
 )
 """The overloads lumir asks aot_autograd to decompose (each has a torch decomposition)."""
 
@@ -108,62 +138,46 @@ def _roll(x: torch.Tensor, shifts: list[int], dims: list[int] | None = None) -> 
     return result if result is not x else x.clone()
 
 
-def _patch_convolution(
+def _batch_norm_inference(
     x: torch.Tensor,
-    weight: torch.Tensor,
+    weight: torch.Tensor | None,
     bias: torch.Tensor | None,
-    stride: list[int],
-    padding: list[int],
-    dilation: list[int],
-    transposed: bool,
-    output_padding: list[int],
-    groups: int,
-) -> torch.Tensor:
-    """A 1-d or 2-d convolution whose stride is its kernel (a vision transformer's patch
-    embedding; a 1x1 convolution is the case of kernel 1) as the matrix product it is:
-    the input cut into non-overlapping patches, each patch a row of channels x kernel
-    values, times the weight as an [out, channels x kernel] matrix, plus the bias, back
-    to [batch, out, positions...]. The patches are views and the product an `mm` that
-    cuBLASLt runs with the bias fused. Any other convolution (padding, dilation,
-    overlapping windows, groups, transposed) is declined and stays in eager."""
-    kernel = list(weight.shape[2:])
-    rank = len(kernel)
-    if (
-        transposed
-        or groups != 1
-        or rank not in (1, 2)
-        or x.dim() != rank + 2
-        or list(stride) != kernel
-        or any(padding)
-        or any(d != 1 for d in dilation)
-    ):
-        return NotImplemented
-    batch, channels = x.shape[0], x.shape[1]
-    counts = [size // k for size, k in zip(x.shape[2:], kernel, strict=True)]
-    for axis, (count, k) in enumerate(zip(counts, kernel, strict=True)):
-        x = x.narrow(2 + axis, 0, count * k)  # a convolution drops a ragged last patch
-    if rank == 2:
-        (rows, columns), (kh, kw) = counts, kernel
-        split = x.reshape(batch, channels, rows, kh, columns, kw).permute(0, 2, 4, 1, 3, 5)
-    else:
-        (rows,), (kh,) = counts, kernel
-        split = x.reshape(batch, channels, rows, kh).permute(0, 2, 1, 3)
-    patches = split.reshape(-1, channels * math.prod(kernel))
-    product = torch.mm(patches, weight.reshape(weight.shape[0], -1).t())
+    running_mean: torch.Tensor,
+    running_var: torch.Tensor,
+    momentum: float,
+    eps: float,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """aten._native_batch_norm_legit_no_training: a batch norm in eval mode is an affine
+    map per channel, (x - mean) / sqrt(var + eps) * weight + bias, in f32 for
+    half-precision inputs as ATen computes it. torch's decomposition goes through the
+    training overload, whose schema mutates the running statistics, which aot_autograd
+    refuses in a functional graph. The two statistics outputs are empty, as ATen's are
+    in eval mode."""
+    compute = torch.float32 if x.dtype in (torch.float16, torch.bfloat16) else x.dtype
+    shape = [1, -1] + [1] * (x.dim() - 2)
+    scale = torch.rsqrt(running_var.to(compute) + eps)
+    result = (x.to(compute) - running_mean.to(compute).reshape(shape)) * scale.reshape(shape)
+    if weight is not None:
+        result = result * weight.to(compute).reshape(shape)
     if bias is not None:
-        product = product + bias
-    positions = product.reshape(batch, *counts, weight.shape[0])
-    return positions.permute(0, rank + 1, *range(1, rank + 1)).contiguous()
+        result = result + bias.to(compute).reshape(shape)
+    empty = x.new_zeros((0,), dtype=compute)
+    return result.to(x.dtype), empty, empty.clone()
 
 
 OWN_DECOMPOSITIONS: dict[object, Callable[..., object]] = {
     aten.roll.default: _roll,
-    aten.convolution.default: _patch_convolution,
+    aten.convolution.default: convolution,
+    aten.max_pool2d_with_indices.default: functools.partial(max_pool_with_indices, 2),
+    aten.max_pool3d_with_indices.default: functools.partial(max_pool_with_indices, 3),
+    aten.avg_pool2d.default: functools.partial(avg_pool, 2),
+    aten.avg_pool3d.default: functools.partial(avg_pool, 3),
+    aten._native_batch_norm_legit_no_training.default: _batch_norm_inference,
 }
 """Overloads lumir decomposes itself, where torch's decomposition needs an op `hl` lacks."""
 
 
-@cache
+@functools.cache
 def lumir_decompositions() -> dict[object, Callable[..., object]]:
     """Overload -> decomposition: torch's for `DECOMPOSED`, lumir's own for the rest."""
     return {**get_decompositions(list(DECOMPOSED)), **OWN_DECOMPOSITIONS}

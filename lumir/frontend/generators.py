@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import torch
 from torch import fx
+from torch.fx.experimental.symbolic_shapes import statically_known_true
 from xdsl.dialects.builtin import TensorType, i64
 from xdsl.ir import SSAValue
 
@@ -49,17 +50,50 @@ def convert_cumsum(cx: ImportContext, node: fx.Node) -> SSAValue:
 
 
 def convert_index(cx: ImportContext, node: fx.Node) -> SSAValue:
-    """aten.index.Tensor(x, [i0, i1, ...]) with integer index tensors (see `index_check`)."""
-    indices = [cx.value(index) for index in node.args[1]]  # type: ignore[union-attr]
-    return cx.emit(hl.IndexOp(cx.value(node.args[0]), indices))
+    """aten.index.Tensor / aten._unsafe_index.Tensor(x, [i0, i1, ...]) with integer index
+    tensors (see `index_check`).
+
+    Leading `None`s (dimensions taken whole, as `x[:, :, rows, columns]` is: an
+    upsampling's or a padding's gather) become `hl.arange` positions shaped to
+    broadcast against the index tensors, which are reshaped to broadcast after them:
+    the result is [skipped sizes..., the indices' broadcast shape, the rest], torch's
+    order for a contiguous block of index tensors. Trailing `None`s are dropped.
+    """
+    given = list(node.args[1])  # type: ignore[arg-type]
+    while given and given[-1] is None:
+        given.pop()
+    skipped = next(i for i, index in enumerate(given) if index is not None)
+    x = cx.value(node.args[0])
+    shapes = [list(cx.shape(index)) for index in given[skipped:]]  # type: ignore[arg-type]
+    broadcast = list(torch.broadcast_shapes(*shapes))
+    sizes = list(cx.shape(node.args[0]))[:skipped] + broadcast  # type: ignore[arg-type]
+    indices = [_positions(cx, sizes, d, (0, sizes[d], 1)) for d in range(skipped)]
+    for index, shape in zip(given[skipped:], shapes, strict=True):
+        value = cx.value(index)
+        element = value.type.get_element_type()  # type: ignore[union-attr]
+        indices.append(cx.reshape(value, TensorType(element, [1] * skipped + shape)))
+    return cx.emit(hl.IndexOp(x, indices))
 
 
 def index_check(node: fx.Node) -> str | None:
-    """Integer index tensors for leading dimensions only: a `None` (a skipped dimension)
-    or a boolean mask (a data-dependent shape) stays in eager."""
-    for index in node.args[1]:  # type: ignore[union-attr]
+    """Integer index tensors for a contiguous run of dimensions, after only whole
+    dimensions (`None`): an index tensor after a `None` puts the indexed dimensions
+    first in torch's result, and a boolean mask has a data-dependent shape; both stay
+    in eager."""
+    given = list(node.args[1])  # type: ignore[arg-type]
+    while given and given[-1] is None:
+        given.pop()
+    if not given:
+        return "no index tensor"
+    seen_index = False
+    for index in given:
+        if index is None:
+            if seen_index:
+                return "a None between index tensors (torch moves the indexed dimensions first)"
+            continue
+        seen_index = True
         if not isinstance(index, fx.Node):
-            return "an index that skips a dimension (None)"
+            return "an index that is not a tensor"
         value = index.meta.get("val")
         if not isinstance(value, torch.Tensor) or value.dtype not in _INDEX_DTYPES:
             dtype = getattr(value, "dtype", None)
@@ -67,19 +101,24 @@ def index_check(node: fx.Node) -> str | None:
     return None
 
 
+def _positions(
+    cx: ImportContext, sizes: Sequence[int], d: int, bounds: tuple[int, int, int]
+) -> SSAValue:
+    """The `hl.arange` of `bounds` (start, end, step), shaped to broadcast along
+    dimension d of a result of `sizes` only: one `hl.index` index for dimension d."""
+    positions = cx.emit(hl.ArangeOp(*bounds, i64))
+    unit = [sizes[d] if e == d else 1 for e in range(len(sizes))]
+    return cx.reshape(positions, TensorType(i64, unit))
+
+
 def _along(cx: ImportContext, sizes: Sequence[int], axis: int, index: SSAValue) -> list[SSAValue]:
     """One `hl.index` index per dimension of a result of `sizes`: `index` along `axis`,
-    and along every other dimension d the positions 0..sizes[d] (an `hl.arange` shaped
-    to broadcast along d only), so that position i there reads position i of the input."""
-    indices = []
-    for d, size in enumerate(sizes):
-        if d == axis:
-            indices.append(index)
-            continue
-        positions = cx.emit(hl.ArangeOp(0, size, 1, i64))
-        unit = [size if e == d else 1 for e in range(len(sizes))]
-        indices.append(cx.reshape(positions, TensorType(i64, unit)))
-    return indices
+    and along every other dimension d the positions 0..sizes[d], so that position i
+    there reads position i of the input."""
+    return [
+        index if d == axis else _positions(cx, sizes, d, (0, size, 1))
+        for d, size in enumerate(sizes)
+    ]
 
 
 def convert_flip(cx: ImportContext, node: fx.Node) -> SSAValue:
@@ -91,12 +130,10 @@ def convert_flip(cx: ImportContext, node: fx.Node) -> SSAValue:
     if not sizes:
         return x  # a 0-d tensor has nothing to flip
     flipped = {int(d) % len(sizes) for d in node.args[1]}  # type: ignore[union-attr]
-    indices = []
-    for d, size in enumerate(sizes):
-        bounds = (size - 1, -1, -1) if d in flipped else (0, size, 1)
-        positions = cx.emit(hl.ArangeOp(*bounds, i64))
-        unit = [size if e == d else 1 for e in range(len(sizes))]
-        indices.append(cx.reshape(positions, TensorType(i64, unit)))
+    indices = [
+        _positions(cx, sizes, d, (size - 1, -1, -1) if d in flipped else (0, size, 1))
+        for d, size in enumerate(sizes)
+    ]
     return cx.emit(hl.IndexOp(x, indices))
 
 
@@ -166,3 +203,76 @@ def convert_pad(cx: ImportContext, node: fx.Node) -> SSAValue:
     """aten.constant_pad_nd(x, pad, value=0)."""
     value = node.args[2] if len(node.args) > 2 else node.kwargs.get("value", 0)
     return cx.emit(hl.PadOp(cx.value(node.args[0]), cx.integers(node.args[1]), float(value)))
+
+
+def convert_as_strided(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """aten.as_strided(x, size, stride, storage_offset=0) of a contiguous x (see
+    `as_strided_check`): element (i0, i1, ...) of the result is element offset + sum of
+    i_d * stride_d of x in its row-major order. When that is x's own order (the
+    strides are `size`'s contiguous ones, as torch's decompositions use it to restride
+    a result) it is a reshape; otherwise one `hl.index` into the flattened x."""
+    x = cx.value(node.args[0])
+    element = x.type.get_element_type()  # type: ignore[union-attr]
+    size, stride = cx.integers(node.args[1]), cx.integers(node.args[2])  # type: ignore[arg-type]
+    offset = cx.integer(node.args[3]) if len(node.args) > 3 and node.args[3] is not None else 0
+    count = math.prod(cx.shape(node.args[0]))  # type: ignore[arg-type]
+    if offset == 0 and math.prod(size) == count and _is_row_major(size, stride):
+        return cx.reshape(x, TensorType(element, size))
+    flat = cx.reshape(x, TensorType(element, [count]))
+    index = cx.constant(offset, i64, [1] * len(size))
+    for d, (length, step) in enumerate(zip(size, stride, strict=True)):
+        if length == 1:
+            continue
+        positions = _positions(cx, size, d, (0, length, 1))
+        if step != 1:
+            positions = cx.emit(hl.MulOp(positions, cx.constant(step, i64)))
+        index = cx.emit(hl.AddOp(index, positions))
+    return cx.emit(hl.IndexOp(flat, [index]))
+
+
+def _is_row_major(size: Sequence[int], stride: Sequence[int]) -> bool:
+    """Whether `stride` is `size`'s row-major layout (dimensions of one ignored)."""
+    expected = 1
+    for length, step in reversed(list(zip(size, stride, strict=True))):
+        if length != 1 and step != expected:
+            return False
+        expected *= length
+    return True
+
+
+def as_strided_check(node: fx.Node) -> str | None:
+    """as_strided addresses x's storage, which is x's row-major order only when x is
+    contiguous from the storage's start; every address must fall inside x."""
+    x = node.args[0].meta.get("val")  # type: ignore[union-attr]
+    if not isinstance(x, torch.Tensor) or not x.is_contiguous() or x.storage_offset() != 0:
+        return "an as_strided of a view (it addresses the view's base)"
+    size, stride = node.args[1], node.args[2]
+    offset = node.args[3] if len(node.args) > 3 and node.args[3] is not None else 0
+    values = [*size, *stride, offset]  # type: ignore[misc]
+    if not all(isinstance(v, int) for v in values):
+        if _restrides(x, node.meta.get("val")):
+            return None  # a reshape in every specialisation
+        return "an as_strided with symbolic sizes that is not a reshape"
+    last = offset + sum((n - 1) * s for n, s in zip(size, stride, strict=True))  # type: ignore[misc]
+    if any(s < 0 for s in stride) or (0 not in size and last >= x.numel()):  # type: ignore[union-attr]
+        return "an as_strided that reads outside its input"
+    return None
+
+
+def _restrides(x: torch.Tensor, result: object) -> bool:
+    """Whether an as_strided of contiguous `x` to `result` (symbolic sizes) provably reads
+    x in its own order: no offset, as many elements, and `result`'s strides row-major
+    for its sizes. Decided without adding guards (`statically_known_true`)."""
+    if not isinstance(result, torch.Tensor):
+        return False
+    known = statically_known_true
+    if not known(result.storage_offset() == 0) or not known(result.numel() == x.numel()):
+        return False
+    expected: object = 1
+    for length, step in reversed(list(zip(result.shape, result.stride(), strict=True))):
+        if known(length == 1):
+            continue
+        if not known(step == expected):
+            return False
+        expected = expected * length
+    return True

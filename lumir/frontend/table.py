@@ -180,6 +180,7 @@ TABLE: dict[object, Row] = {
     # running sums, integer-tensor indexing, padding
     aten.cumsum.default: Row(gen.convert_cumsum),
     aten.index.Tensor: Row(gen.convert_index, gen.index_check),
+    aten._unsafe_index.Tensor: Row(gen.convert_index, gen.index_check),
     aten.gather.default: Row(gen.convert_gather, gen.gather_check),
     aten.index_select.default: Row(gen.convert_index_select, gen.index_select_check),
     aten.flip.default: Row(gen.convert_flip),
@@ -212,6 +213,12 @@ TABLE: dict[object, Row] = {
     aten.t.default: Row(vw.convert_t),
     aten.expand.default: Row(vw.convert_expand),
     aten.slice.Tensor: Row(vw.convert_slice),
+    aten.slice_scatter.default: Row(vw.convert_slice_scatter, vw.slice_scatter_check),
+    aten.copy.default: Row(vw.convert_copy),
+    aten.new_empty.default: Row(vw.convert_empty),
+    aten.empty_like.default: Row(vw.convert_empty),
+    aten.empty.memory_format: Row(vw.convert_empty),
+    aten.as_strided.default: Row(gen.convert_as_strided, gen.as_strided_check),
     aten.select.int: Row(vw.convert_select),
     **{split: Row(vw.convert_split) for split in sorted(vw.SPLITS, key=str)},
     # what torch's reference decompositions (layer norm, var_mean, ...) leave behind

@@ -136,3 +136,55 @@ def split_piece(cx: ImportContext, split: fx.Node, index: int, piece: fx.Node) -
         start = sum(sizes[:index])
         end = start + sizes[index]
     return _slice(cx, x, dim, start, end, 1)
+
+
+def convert_slice_scatter(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """aten.slice_scatter(x, src, dim=0, start=None, end=None, step=1) with step 1: x
+    with positions start..end along dim replaced by src, which is the `cat` of x's part
+    before, src, and x's part after (torch writes circular padding with these)."""
+    args = list(node.args) + [None] * (6 - len(node.args))
+    x, source = cx.value(node.args[0]), cx.value(node.args[1])
+    assert isinstance(x.type, TensorType)
+    shape = list(x.type.get_shape())
+    dim = int(args[2] if args[2] is not None else node.kwargs.get("dim", 0)) % len(shape)
+    start = cx.integer(args[3]) if args[3] is not None else None
+    end = cx.integer(args[4]) if args[4] is not None else None
+    start, end, _ = slice(start, end, 1).indices(shape[dim])
+    end = max(end, start)
+    pieces = [_slice(cx, x, dim, 0, start, 1), source, _slice(cx, x, dim, end, shape[dim], 1)]
+    kept = [p for p in pieces if p.type.get_shape()[dim] != 0]  # type: ignore[union-attr]
+    if len(kept) == 1:
+        return kept[0]
+    op = hl.CatOp(
+        operands=[kept],
+        result_types=[cx.tensor_type(node)],
+        properties={"dim": IntegerAttr(dim, i64)},
+    )
+    return cx.emit(op)
+
+
+def slice_scatter_check(node: fx.Node) -> str | None:
+    """A unit step only: a strided scatter interleaves source and input positions."""
+    step = node.args[5] if len(node.args) > 5 else node.kwargs.get("step", 1)
+    return None if step in (None, 1) else f"a slice_scatter with step {step}"
+
+
+def convert_copy(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """aten.copy(x, src), functional: src in x's dtype, broadcast to x's shape (x's values
+    are all overwritten, so only its type matters)."""
+    source = cx.value(node.args[1])
+    result_type = cx.tensor_type(node)
+    source = cx.cast(source, result_type.element_type)
+    if source.type == result_type:
+        return source
+    return cx.emit(hl.ExpandOp(operands=[source], result_types=[result_type]))
+
+
+def convert_empty(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """aten.new_empty / empty_like / empty: a tensor whose values are unspecified, imported
+    as zeros (any values are correct; zeros make a program that reads them by mistake
+    deterministic)."""
+    dtype = cx.dtype(node)
+    return cx.constant(
+        0.0 if dtype.is_floating_point else 0, cx.tensor_type(node).element_type, cx.shape(node)
+    )

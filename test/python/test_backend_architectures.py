@@ -266,6 +266,146 @@ def test_vision_transformer_compiles_whole_and_matches_eager(name: str, device: 
     torch.testing.assert_close(got, want, atol=1e-4, rtol=1e-4)
 
 
+def _pixels() -> dict[str, torch.Tensor]:
+    return {"pixel_values": torch.randn(2, 3, 32, 32, generator=torch.Generator().manual_seed(5))}
+
+
+def _audio() -> dict[str, torch.Tensor]:
+    return {"input_values": torch.randn(2, 400, generator=torch.Generator().manual_seed(6))}
+
+
+_SPEECH = dict(
+    hidden_size=64,
+    num_hidden_layers=1,
+    num_attention_heads=4,
+    intermediate_size=128,
+    conv_dim=(16, 16),
+    conv_stride=(5, 2),
+    conv_kernel=(10, 3),
+    num_conv_pos_embeddings=16,
+    num_conv_pos_embedding_groups=4,
+)
+
+CONVOLUTIONAL = {
+    "resnet": (
+        lambda: transformers.ResNetModel(
+            transformers.ResNetConfig(hidden_sizes=[8, 16], depths=[1, 1], embedding_size=8)
+        ),
+        _pixels,
+    ),
+    "convnext": (
+        lambda: transformers.ConvNextModel(
+            transformers.ConvNextConfig(
+                num_stages=2, hidden_sizes=[8, 16], depths=[1, 1], image_size=32
+            )
+        ),
+        _pixels,
+    ),
+    "swin": (
+        lambda: transformers.SwinModel(
+            transformers.SwinConfig(
+                image_size=32,
+                patch_size=4,
+                embed_dim=16,
+                depths=[1, 1],
+                num_heads=[2, 2],
+                window_size=4,
+            )
+        ),
+        _pixels,
+    ),
+    "segformer": (
+        lambda: transformers.SegformerModel(
+            transformers.SegformerConfig(
+                num_encoder_blocks=2,
+                depths=[1, 1],
+                sr_ratios=[2, 1],
+                hidden_sizes=[16, 32],
+                patch_sizes=[7, 3],
+                strides=[4, 2],
+                num_attention_heads=[1, 2],
+                mlp_ratios=[2, 2],
+            )
+        ),
+        _pixels,
+    ),
+    "wav2vec2": (
+        lambda: transformers.Wav2Vec2Model(transformers.Wav2Vec2Config(**_SPEECH)),
+        _audio,
+    ),
+}
+"""Models built of convolutions, pools and norms beyond the patch embedding: a ResNet
+(7x7 stride-2 stem, batch norm, max pool, adaptive average pool), ConvNeXt (depthwise
+7x7), Swin (shifted windows), SegFormer (overlapping patch embeddings, bilinear
+upsampling) and wav2vec 2.0 (strided 1-d convolutions, a grouped positional
+convolution with weight norm). Each op becomes windows and a product or a reduction
+(lumir.frontend.window_decompositions)."""
+
+
+@torch.no_grad()
+@pytest.mark.parametrize("name", sorted(CONVOLUTIONAL))
+def test_convolutional_model_compiles_whole_and_matches_eager(name: str) -> None:
+    build, inputs = CONVOLUTIONAL[name]
+    torch.manual_seed(0)
+    model = build().eval()
+    arguments = inputs()
+    torch._dynamo.reset()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = torch.compile(model, backend="lumir")(**arguments).last_hidden_state
+    fallbacks = [w for w in caught if issubclass(w.category, LumirFallbackWarning)]
+    assert fallbacks == [], [str(w.message) for w in fallbacks]
+    want = model(**arguments).last_hidden_state
+    torch.testing.assert_close(got, want, atol=1e-4, rtol=1e-4)
+
+
+@torch.no_grad()
+def test_whisper_and_mamba_compile_whole_and_match_eager() -> None:
+    """Whisper's encoder convolutions (kernel 3, stride 1 and 2, padded) and Mamba's
+    causal depthwise convolution, the two sequence models whose convolutions used to
+    run in eager."""
+    torch.manual_seed(0)
+    whisper = transformers.WhisperModel(
+        transformers.WhisperConfig(
+            d_model=64,
+            encoder_layers=1,
+            decoder_layers=1,
+            encoder_attention_heads=4,
+            decoder_attention_heads=4,
+            encoder_ffn_dim=128,
+            decoder_ffn_dim=128,
+            num_mel_bins=16,
+            max_source_positions=8,
+            vocab_size=256,
+            pad_token_id=0,
+            bos_token_id=1,
+            eos_token_id=2,
+            decoder_start_token_id=1,
+        )
+    ).eval()
+    features = torch.randn(2, 16, 16, generator=torch.Generator().manual_seed(7))
+    mamba = transformers.MambaForCausalLM(
+        transformers.MambaConfig(hidden_size=64, num_hidden_layers=2, vocab_size=256, state_size=8)
+    ).eval()
+    ids = torch.randint(0, 256, (2, 7), generator=torch.Generator().manual_seed(8))
+    cases = [
+        (
+            whisper,
+            {"input_features": features, "decoder_input_ids": ids[:, :5]},
+            "last_hidden_state",
+        ),
+        (mamba, {"input_ids": ids, "use_cache": False}, "logits"),
+    ]
+    for model, arguments, field in cases:
+        torch._dynamo.reset()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            got = getattr(torch.compile(model, backend="lumir")(**arguments), field)
+        fallbacks = [w for w in caught if issubclass(w.category, LumirFallbackWarning)]
+        assert fallbacks == [], [str(w.message) for w in fallbacks]
+        torch.testing.assert_close(got, getattr(model(**arguments), field), atol=1e-4, rtol=1e-4)
+
+
 @torch.no_grad()
 @pytest.mark.parametrize("device", ["cpu", ON_CUDA])
 def test_t5_encoder_decoder_compiles_whole_and_matches_eager(device: str) -> None:

@@ -174,3 +174,32 @@ def test_a_patch_embedding_with_dynamic_batch_and_height_fuses_once():
         torch.testing.assert_close(compiled(x), conv(x), atol=1e-5, rtol=1e-5)
     assert stats.GRAPHS and all(graph.fallback_ops == [] for graph in stats.GRAPHS)
     assert all(p.fuse_runs == 1 for graph in stats.GRAPHS for p in graph.partitions)
+
+
+@torch.no_grad()
+def test_a_restride_with_a_dynamic_size_compiles_once_and_a_gather_falls_back():
+    """torch's decompositions restride results with `as_strided`; along a dynamic length
+    its sizes are symbolic. One that provably reads its input in order is a reshape in
+    every specialisation; any other stays in eager, with the warning."""
+
+    def restride(t):
+        u = t + 1
+        rows, columns = u.shape[0], u.shape[1] * u.shape[2]
+        return torch.as_strided(u, (rows, columns), (columns, 1)) * 2
+
+    def overlapping(t):
+        u = t + 1
+        return torch.as_strided(u, (u.shape[0], 2), (1, 1))
+
+    for fn, fallback in ((restride, []), (overlapping, ["aten.as_strided.default"])):
+        torch._dynamo.reset()
+        stats.reset()
+        compiled = torch.compile(fn, backend="lumir")
+        for rows in (4, 5, 7):
+            x = torch.randn(rows, 3, 5)
+            if rows == 4:
+                torch._dynamo.mark_dynamic(x, 0)
+            torch.testing.assert_close(compiled(x), fn(x))
+        (graph,) = stats.GRAPHS
+        assert graph.fallback_ops == fallback
+        assert [p.fuse_runs for p in graph.partitions] == [1]

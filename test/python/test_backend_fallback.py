@@ -113,3 +113,24 @@ def test_vector_products_are_lumirs_not_eager():
     assert fallbacks == []
     (graph,) = stats.GRAPHS
     assert sum(p.fused["matmuls"] for p in graph.partitions) == 3
+
+
+@torch.no_grad()
+def test_a_graph_that_fails_to_trace_with_lumirs_decompositions_runs_in_eager(monkeypatch):
+    """aot_autograd traces the graph with lumir's decompositions before lumir sees it;
+    a decomposition that fails there (as torch's batch-norm one did, mutating in a
+    functional graph) must cost one warning, not the model."""
+    from lumir.backend import compiler
+
+    def exploding(x):
+        raise RuntimeError("decomposition exploded")
+
+    monkeypatch.setattr(
+        compiler, "lumir_decompositions", lambda: {torch.ops.aten.relu.default: exploding}
+    )
+    model, x = LgammaBetweenLinears(), torch.randn(4, 16)
+    got, fallbacks = _compile_and_run(lambda t: torch.relu(model.first(t)) * 2, x)
+    torch.testing.assert_close(got, torch.relu(model.first(x)) * 2)
+    assert len(fallbacks) == 1
+    message = str(fallbacks[0].message)
+    assert "decomposition exploded" in message and "runs entirely in eager" in message

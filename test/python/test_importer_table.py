@@ -233,12 +233,7 @@ def test_flips_rolls_and_rotations_move_every_element_as_torch_does(fn):
 
 def _conv(x_shape, w_shape, bias=True, **options):
     """A convolution of random x and weight (and bias) as `F.conv1d` / `F.conv2d`."""
-    torch.manual_seed(0)
-    conv = F.conv2d if len(x_shape) == 4 else F.conv1d
-    arguments = [torch.randn(x_shape), torch.randn(w_shape)]
-    if bias:
-        arguments.append(torch.randn(w_shape[0]))
-    return (lambda *a: conv(*a, **options)), arguments
+    return _conv_any(x_shape, w_shape, bias, **options)
 
 
 @pytest.mark.parametrize(
@@ -260,22 +255,189 @@ def test_a_convolution_striding_by_its_kernel_is_a_matrix_product(case):
     assert "hl.matmul" in _ops(imported)
 
 
-@pytest.mark.parametrize(
-    "case",
-    [
-        ((1, 3, 8, 8), (8, 3, 3, 3), {"padding": 1}),
-        ((1, 3, 8, 8), (8, 3, 2, 2), {"stride": 1}),
-        ((1, 4, 8), (4, 2, 1), {"groups": 2}),
-        ((1, 4, 8), (4, 4, 2), {"stride": 2, "dilation": 2}),
-    ],
-    ids=["padded", "overlapping", "grouped", "dilated"],
-)
-def test_other_convolutions_stay_in_eager(case):
-    x_shape, w_shape, options = case
-    fn, arguments = _conv(x_shape, w_shape, **options)
+def _conv_any(x_shape, w_shape, bias=True, dtype=torch.float32, **options):
+    """`_conv` for 1-d, 2-d and 3-d inputs, in `dtype`."""
+    torch.manual_seed(0)
+    conv = {3: F.conv1d, 4: F.conv2d, 5: F.conv3d}[len(x_shape)]
+    arguments = [torch.randn(x_shape), torch.randn(w_shape)]
+    if bias:
+        arguments.append(torch.randn(w_shape[0]))
+    return (lambda *a: conv(*a, **options)), [a.to(dtype) for a in arguments]
+
+
+WINDOWED = {
+    "padded": ((1, 3, 8, 8), (8, 3, 3, 3), {"padding": 1}),
+    "overlapping": ((1, 3, 8, 8), (8, 3, 2, 2), {"stride": 1}),
+    "grouped": ((1, 4, 8), (4, 2, 1), {"groups": 2}),
+    "dilated": ((1, 4, 8), (4, 4, 2), {"stride": 2, "dilation": 2}),
+    "depthwise-causal": ((2, 6, 9), (6, 1, 4), {"groups": 6, "padding": 3}),
+    "depthwise-multiplier": ((2, 6, 9), (12, 1, 4), {"groups": 6, "padding": 3}),
+    "depthwise-7x7": ((2, 8, 7, 9), (8, 1, 7, 7), {"groups": 8, "padding": 3}),
+    "stem-7x7-stride-2": ((2, 3, 15, 13), (8, 3, 7, 7), {"stride": 2, "padding": 3}),
+    "grouped-mixed": (
+        (2, 8, 11, 10),
+        (12, 2, 3, 3),
+        {"groups": 4, "padding": (1, 2), "stride": (2, 1), "dilation": (1, 2)},
+    ),
+    "same": ((1, 4, 9, 8), (6, 4, 4, 3), {"padding": "same"}),
+    "conv3d": ((1, 2, 5, 6, 7), (4, 2, 3, 2, 3), {"padding": 1, "stride": (1, 2, 1)}),
+    "conv3d-patch": ((1, 2, 8, 8, 8), (4, 2, 2, 2, 2), {"stride": 2}),
+}
+
+
+@pytest.mark.filterwarnings("ignore:Using padding='same'")
+@pytest.mark.parametrize("bias", [True, False], ids=["bias", "no-bias"])
+@pytest.mark.parametrize("case", sorted(WINDOWED))
+def test_every_convolution_is_imported_as_windows_and_a_product(case, bias):
+    """Padding, overlapping and dilated windows, groups and depthwise kernels: the
+    windows gathered with strided slices, then a product (or, depthwise, a sum)."""
+    x_shape, w_shape, options = WINDOWED[case]
+    fn, arguments = _conv_any(x_shape, w_shape, bias, **options)
+    imported = _check(fn, *arguments, atol=2e-5)
+    assert {"hl.matmul", "hl.sum"} & set(_ops(imported))
+
+
+@pytest.mark.parametrize("case", ["stem-7x7-stride-2", "depthwise-causal", "grouped-mixed"])
+def test_a_half_precision_convolution_stays_within_a_rounding_of_torchs(case):
+    x_shape, w_shape, options = WINDOWED[case]
+    fn, arguments = _conv_any(x_shape, w_shape, dtype=torch.bfloat16, **options)
     gm = _trace(fn, *arguments)
-    (node,) = [n for n in gm.graph.nodes if n.target == torch.ops.aten.convolution.default]
+    imported = import_graph(gm, {})
+    (got,) = interpret(imported.module, [arguments[i] for i in imported.arguments])
+    want = fn(*arguments)
+    exact = fn(*[a.double() for a in arguments])
+    assert got.dtype == torch.bfloat16
+    # as close to the f64 convolution as torch's own bf16 convolution is, within a ulp
+    ulp = exact.abs().clamp_min(1.0) * 2**-7
+    assert ((got.double() - exact).abs() <= (want.double() - exact).abs() + ulp).all()
+
+
+TRANSPOSED = {
+    "stride-2": ((1, 4, 5, 5), (4, 6, 3, 3), {"stride": 2}),
+    "mixed": (
+        (2, 4, 5, 6),
+        (4, 3, 3, 2),
+        {
+            "stride": (2, 3),
+            "padding": (1, 0),
+            "output_padding": (1, 2),
+            "groups": 2,
+            "dilation": (1, 2),
+        },
+    ),
+    "1d-padded": ((2, 4, 7), (4, 5, 4), {"stride": 2, "padding": 1}),
+    "1d-stride-1": ((2, 4, 7), (4, 5, 4), {"stride": 1, "padding": 3}),
+    "1d-depthwise": ((2, 4, 7), (4, 1, 4), {"stride": 2, "padding": 1, "groups": 4}),
+    "3d": ((1, 2, 3, 4, 3), (2, 3, 2, 2, 2), {"stride": 2}),
+    "padding-past-kernel": ((2, 4, 7), (4, 5, 2), {"stride": 2, "padding": 2, "output_padding": 1}),
+}
+
+
+@pytest.mark.parametrize("bias", [True, False], ids=["bias", "no-bias"])
+@pytest.mark.parametrize("case", sorted(TRANSPOSED))
+def test_a_transposed_convolution_is_the_convolution_of_its_spread_input(case, bias):
+    x_shape, w_shape, options = TRANSPOSED[case]
+    torch.manual_seed(0)
+    conv = {3: F.conv_transpose1d, 4: F.conv_transpose2d, 5: F.conv_transpose3d}[len(x_shape)]
+    arguments = [torch.randn(x_shape), torch.randn(w_shape)]
+    if bias:
+        arguments.append(torch.randn(w_shape[1] * options.get("groups", 1)))
+    imported = _check(lambda *a: conv(*a, **options), *arguments, atol=2e-5)
+    assert {"hl.matmul", "hl.sum"} & set(_ops(imported))
+
+
+def _pool_input(dtype=torch.float32):
+    """A [2, 3, 9, 10] input with NaN (one and two in a window) and a -inf corner."""
+    torch.manual_seed(0)
+    x = torch.randn(2, 3, 9, 10)
+    x[0, 0, 0, 0] = float("nan")
+    x[0, 1, :4, :4] = float("-inf")
+    x[1, 2, 2, 2] = x[1, 2, 3, 3] = float("nan")
+    return x.to(dtype)
+
+
+MAX_POOLS = {
+    "3-2-1": lambda t: F.max_pool2d(t, 3, 2, 1, return_indices=True),
+    "2": lambda t: F.max_pool2d(t, 2, return_indices=True),
+    "ceil": lambda t: F.max_pool2d(t, 3, 2, 0, ceil_mode=True, return_indices=True),
+    "ceil-padded": lambda t: F.max_pool2d(t, 2, 2, 1, ceil_mode=True, return_indices=True),
+    "dilated": lambda t: F.max_pool2d(t, 3, 1, 1, dilation=2, return_indices=True),
+    "unbatched": lambda t: F.max_pool2d(t[0], 3, 2, 1, return_indices=True),
+    "1d": lambda t: F.max_pool1d(t.flatten(2), 4, 3, 1, return_indices=True),
+    "3d": lambda t: F.max_pool3d(t.unsqueeze(1), 2, return_indices=True),
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("case", sorted(MAX_POOLS))
+def test_max_pool_takes_torchs_values_and_indices_with_nan_and_infinities(case, dtype):
+    """NaN wins (the last one in its window gives the index), a window of -inf gives its
+    first input position, padding never wins: the bits and indices ATen's kernel has."""
+    fn, x = MAX_POOLS[case], _pool_input(dtype)
+    imported = import_graph(_trace(fn, x), {})
+    got = interpret(imported.module, [x])
+    for g, w in zip(got, fn(x), strict=True):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        assert torch.equal(g.nan_to_num(0.0), w.nan_to_num(0.0))
+        assert torch.equal(g.isnan(), w.isnan())
+
+
+AVG_POOLS = {
+    "2": lambda t: F.avg_pool2d(t, 2),
+    "3-1-1": lambda t: F.avg_pool2d(t, 3, 1, 1),
+    "exclude-padding": lambda t: F.avg_pool2d(t, 3, 2, 1, count_include_pad=False),
+    "divisor": lambda t: F.avg_pool2d(t, 3, 2, 1, divisor_override=5),
+    "ceil-no-partial": lambda t: F.avg_pool2d(t[:, :, :8, :8], 2, 2, 0, ceil_mode=True),
+    "1d": lambda t: F.avg_pool1d(t.flatten(2), 4, 3, 1),
+    "3d": lambda t: F.avg_pool3d(t.unsqueeze(1), 2),
+    "unbatched": lambda t: F.avg_pool2d(t[0], 3, 2, 1),
+}
+
+
+@pytest.mark.parametrize("case", sorted(AVG_POOLS))
+def test_avg_pool_divides_each_window_as_torch_does(case):
+    x = _pool_input().nan_to_num(0.0, 0.0, 0.0)
+    _check(AVG_POOLS[case], x, atol=1e-6)
+
+
+def test_avg_pool_with_a_partial_ceil_window_stays_in_eager():
+    x = _pool_input().nan_to_num(0.0, 0.0, 0.0)
+    gm = _trace(lambda t: F.avg_pool2d(t, 2, 2, 0, ceil_mode=True), x)
+    (node,) = [n for n in gm.graph.nodes if n.target == torch.ops.aten.avg_pool2d.default]
     assert unsupported_reason(node) == "no import rule"
+
+
+GATHERS = {
+    "nearest": lambda t: F.interpolate(t, scale_factor=2, mode="nearest"),
+    "nearest-1d": lambda t: F.interpolate(t.flatten(2), size=37, mode="nearest"),
+    "bilinear": lambda t: F.interpolate(t, scale_factor=2, mode="bilinear"),
+    "bilinear-corners": lambda t: F.interpolate(
+        t, size=(5, 13), mode="bilinear", align_corners=True
+    ),
+    "reflect": lambda t: F.pad(t, (1, 2, 3, 1), mode="reflect"),
+    "replicate": lambda t: F.pad(t, (1, 2, 3, 1), mode="replicate"),
+    "unfold": lambda t: F.unfold(t, 3, padding=1, stride=2),
+    "pixel-shuffle": lambda t: F.pixel_shuffle(t.repeat(1, 4, 1, 1), 2),
+    "glu": lambda t: F.glu(t, 1),
+    "rows-of-columns": lambda t: t[:, :, torch.arange(4).reshape(2, 2) * 2, torch.arange(2) + 1],
+}
+
+
+@pytest.mark.parametrize("case", sorted(GATHERS))
+def test_gathers_that_take_leading_dimensions_whole_are_imported(case):
+    """Index tensors after whole dimensions (`x[:, :, rows, columns]`): upsampling,
+    reflection and replication padding, unfold, reach lumir as one `hl.index`."""
+    x = _pool_input().nan_to_num(0.0, 0.0, 0.0)[:, :2]
+    imported = _check(GATHERS[case], x, atol=1e-6)
+    assert not any(name.startswith("hl.fused") for name in _ops(imported))
+
+
+def test_an_index_tensor_after_a_skipped_dimension_stays_in_eager():
+    """torch puts the indexed dimensions first when a None separates index tensors."""
+    x = torch.randn(3, 4, 5)
+    gm = _trace(lambda t: t[torch.arange(2) * 2, :, torch.arange(2) + 1], x)
+    (node,) = [n for n in gm.graph.nodes if n.target == torch.ops.aten.index.Tensor]
+    assert "between index tensors" in str(unsupported_reason(node))
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
@@ -465,3 +627,49 @@ def test_unsupported_nodes_say_why():
     assert "torch.int16" in reasons["aten._to_copy.default"]
     with pytest.raises(UnsupportedNodeError, match=r"aten\.lgamma"):
         import_graph(gm, {})
+
+
+SCATTERS = {
+    "slice-scatter-middle": lambda t: torch.slice_scatter(t, t[:, :, 2:5] * 2, 2, 2, 5),
+    "slice-scatter-head": lambda t: torch.slice_scatter(t, -t[:, :1], 1, 0, 1),
+    "slice-scatter-tail": lambda t: torch.slice_scatter(t, t[..., :3] + 1, -1, -3),
+    "copy-broadcast-cast": lambda t: torch.ops.aten.copy(t, t[0, 0, 0].to(torch.bfloat16)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SCATTERS))
+def test_slice_scatters_and_copies_are_cats_and_casts(case):
+    """A `slice_scatter` is a `cat` of slices, a functional `copy` a cast and broadcast
+    (circular padding, written with both, is in test_backend_windows.py)."""
+    x = _pool_input().nan_to_num(0.0, 0.0, 0.0)[:, :2]
+    imported = _check(SCATTERS[case], x, atol=0)
+    assert not any(name.startswith("hl.fused") for name in _ops(imported))
+
+
+def test_a_strided_slice_scatter_stays_in_eager():
+    x = torch.randn(4, 6)
+    gm = _trace(lambda t: torch.slice_scatter(t, t[:, ::2] * 2, 1, 0, 6, 2), x)
+    (node,) = [n for n in gm.graph.nodes if n.target == torch.ops.aten.slice_scatter.default]
+    assert unsupported_reason(node) == "a slice_scatter with step 2"
+
+
+def test_as_strided_of_a_contiguous_tensor_reads_its_row_major_positions():
+    """A restride (torch's decompositions' `as_strided` to the same layout) is a reshape;
+    overlapping, broadcast (stride 0) and offset windows are one `hl.index`."""
+    x = torch.randn(2, 3, 4)
+    cases = [
+        (lambda t: torch.as_strided(t + 1, (2, 12), (12, 1)), "hl.reshape"),
+        (lambda t: torch.as_strided(t + 1, (3, 4, 2), (1, 3, 12)), "hl.index"),
+        (lambda t: torch.as_strided(t + 1, (2, 2, 5), (6, 1, 2), 3), "hl.index"),
+        (lambda t: torch.as_strided(t + 1, (2, 3, 4), (0, 4, 1)), "hl.index"),
+        (lambda t: (t + 1).unfold(2, 2, 1), "hl.index"),
+    ]
+    for fn, op in cases:
+        assert op in _ops(_check(fn, x, atol=0))
+
+
+def test_as_strided_of_a_view_stays_in_eager():
+    x = torch.randn(2, 3, 4)
+    gm = _trace(lambda t: torch.as_strided(t[:, 1:], (2, 2), (1, 1)), x)
+    (node,) = [n for n in gm.graph.nodes if n.target == torch.ops.aten.as_strided.default]
+    assert "of a view" in str(unsupported_reason(node))
