@@ -30,7 +30,7 @@ from torch import fx
 from torch._dynamo.backends.common import aot_autograd
 from torch._functorch.aot_autograd import make_boxed_func
 from torch.fx.experimental.symbolic_shapes import ConstraintViolationError
-from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
+from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner, Partition
 from torch.fx.passes.operator_support import OperatorSupportBase
 from torch.fx.passes.utils.fuser_utils import fuse_by_partitions
 
@@ -39,6 +39,7 @@ from lumir.backend.partition import CompiledPartition
 from lumir.backend.partitions import propose_partitions
 from lumir.backend.report import report_line
 from lumir.backend.stats import GraphStats, PartitionStats, new_graph
+from lumir.backend.storage_readers import storage_views
 from lumir.frontend import lumir_decompositions, target_name, unsupported_reason
 
 
@@ -47,10 +48,18 @@ class LumirFallbackWarning(UserWarning):
 
 
 class _LumirSupport(OperatorSupportBase):
-    """The importer's support predicate, as the partitioner asks it."""
+    """The importer's support predicate, as the partitioner asks it, but for the nodes
+    kept in eager for another reason (`excluded`)."""
+
+    def __init__(self, excluded: Mapping[fx.Node, str] | None = None) -> None:
+        super().__init__()
+        self.excluded = excluded or {}
 
     def is_node_supported(self, submodules: Mapping[str, torch.nn.Module], node: fx.Node) -> bool:
-        return unsupported_reason(node) is None
+        return self.supported(node)
+
+    def supported(self, node: fx.Node) -> bool:
+        return node not in self.excluded and unsupported_reason(node) is None
 
 
 def lumir_backend(
@@ -130,10 +139,7 @@ def compile_aten_graph(
         for node in gm.graph.nodes
         if node.op == "call_function" and unsupported_reason(node) is not None
     ]
-    partitions = propose_partitions(
-        gm,
-        lambda: CapabilityBasedPartitioner(gm, _LumirSupport(), allows_single_node_partition=True),
-    )
+    partitions = _partitions(gm, stats)
     if not partitions:
         result = gm
     else:
@@ -152,6 +158,30 @@ def compile_aten_graph(
     if options.report:
         print(report_line(stats, str(device), options.precision), file=sys.stderr)
     return make_boxed_func(_generated_forward(result))
+
+
+def _partitions(gm: fx.GraphModule, stats: GraphStats) -> list[Partition]:
+    """The partitions of the supported nodes, asked again without the views an eager
+    `as_strided` reads through (lumir.backend.storage_readers) until none is left in a
+    partition; those are added to the graph's fallback ops, with the reason."""
+    excluded: dict[fx.Node, str] = {}
+    while True:
+        support = _LumirSupport(excluded)
+        partitions = propose_partitions(
+            gm,
+            lambda support=support: CapabilityBasedPartitioner(
+                gm, support, allows_single_node_partition=True
+            ),
+            support.supported,
+        )
+        more = storage_views(gm, (n for p in partitions for n in p.nodes))
+        if not more:
+            break
+        excluded.update(more)
+    for node, reason in excluded.items():
+        stats.fallback_ops.append(target_name(node))
+        stats.kept_in_eager.append(f"{node.name} ({target_name(node)}): {reason}")
+    return partitions
 
 
 def _generated_forward(gm: fx.GraphModule) -> Callable[..., object]:
@@ -265,4 +295,6 @@ def _warn(gm: fx.GraphModule, stats: GraphStats, had_partitions: bool) -> None:
         parts.append(f"{len(stats.fallback_ops)} op(s) run in eager ({names})")
     for failure in stats.failures:
         parts.append(f"partition {failure.splitlines()[0]} failed to compile and runs in eager")
+    for kept in stats.kept_in_eager:
+        parts.append(f"{kept}, so it runs in eager")
     warnings.warn(f"lumir {stats.label}: " + "; ".join(parts), LumirFallbackWarning, stacklevel=2)

@@ -27,17 +27,20 @@ _SOURCES_AND_SINK = frozenset(("placeholder", "get_attr", "output"))
 
 
 def propose_partitions(
-    gm: fx.GraphModule, partitioner: Callable[[], CapabilityBasedPartitioner]
+    gm: fx.GraphModule,
+    partitioner: Callable[[], CapabilityBasedPartitioner],
+    supported: Callable[[fx.Node], bool] = lambda node: unsupported_reason(node) is None,
 ) -> list[Partition]:
     """What `partitioner().propose_partitions()` returns for `gm`, answered directly
-    where every computing node is a supported `call_function` (see the module doc).
+    where every computing node is a `call_function` that `supported` accepts (see the
+    module doc); `supported` must be the partitioner's own question.
 
     `partitioner` makes the partitioner only when it is asked: making one already
     walks the graph quadratically.
     """
     nodes = list(gm.graph.nodes)
     compute = [n for n in nodes if n.op not in _SOURCES_AND_SINK]
-    if not all(n.op == "call_function" and unsupported_reason(n) is None for n in compute):
+    if not all(n.op == "call_function" and supported(n) for n in compute):
         return partitioner().propose_partitions()
     if not compute:
         return []

@@ -43,6 +43,8 @@ class GraphStats:
     partitions: list[PartitionStats] = field(default_factory=list)
     fallback_ops: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
+    kept_in_eager: list[str] = field(default_factory=list)
+    """Supported nodes run in eager all the same, each with why (storage reads)."""
     compile_ms: float = 0.0
 
 

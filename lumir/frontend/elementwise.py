@@ -202,6 +202,53 @@ def floating_input(node: fx.Node) -> str | None:
     return None
 
 
+def integer_division(node: fx.Node) -> str | None:
+    """floor_divide / remainder / div(rounding_mode="floor" or "trunc") of integer
+    operands with an integer result: `hl` has the integer ops (a floating floor division
+    rounds as ATen's kernels decide, near every integer quotient, and stays in eager)."""
+    mode = _rounding_mode(node)
+    if mode not in ("floor", "trunc"):
+        return f"a division with rounding_mode={mode!r}"
+    values = [node.meta.get("val")]
+    values += [a.meta.get("val") for a in node.args[:2] if isinstance(a, fx.Node)]
+    values += [a for a in node.args[:2] if not isinstance(a, fx.Node)]
+    for value in values:
+        dtype = value.dtype if isinstance(value, torch.Tensor) else type(value)
+        if dtype in (torch.bool, bool) or (dtype not in (int,) and not _is_integer(dtype)):
+            return f"a floor division or remainder of {dtype} (integers only)"
+    return None
+
+
+def _rounding_mode(node: fx.Node) -> object:
+    """A division node's rounding mode: "floor" for floor_divide and remainder."""
+    if node.target in (torch.ops.aten.div.Tensor_mode, torch.ops.aten.div.Scalar_mode):
+        return node.args[2] if len(node.args) > 2 else node.kwargs.get("rounding_mode")
+    return "floor"
+
+
+def convert_rounded_division(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """aten.div(a, b, rounding_mode=...) of integers (`integer_division`): "floor" is
+    `hl.floor_divide`; "trunc" rounds toward zero, which is the floor quotient plus one
+    where the division is inexact and the operands' signs differ."""
+    quotient = binary(hl.FloorDivideOp)(cx, node)
+    if _rounding_mode(node) == "floor":
+        return quotient
+    element = element_type(cx.dtype(node))
+    a, b = _operands(cx, node, cx.dtype(node), 2)
+    shape = cx.shape(node)
+    zero = cx.constant(0, element)
+    inexact = _emit_compare(cx, "ne", cx.emit(hl.RemainderOp(a, b)), zero, shape)
+    a_negative = _emit_compare(cx, "lt", a, zero, a.type.get_shape())  # type: ignore[union-attr]
+    b_negative = _emit_compare(cx, "lt", b, zero, b.type.get_shape())  # type: ignore[union-attr]
+    signs_differ = _emit_compare(cx, "ne", a_negative, b_negative, shape)
+    adjust = cx.emit(hl.BitwiseAndOp(inexact, signs_differ))
+    return cx.emit(hl.AddOp(quotient, cx.cast(adjust, element)))
+
+
+def _is_integer(dtype: object) -> bool:
+    return isinstance(dtype, torch.dtype) and not dtype.is_floating_point and not dtype.is_complex
+
+
 def convert_bool_or(cx: ImportContext, node: fx.Node) -> SSAValue:
     """aten.bitwise_or of two bools: `where(a, true, b)`."""
     a, b = (cx.cast(cx.value(arg), i1) for arg in node.args[:2])  # type: ignore[arg-type]

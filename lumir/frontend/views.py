@@ -140,26 +140,51 @@ def split_piece(cx: ImportContext, split: fx.Node, index: int, piece: fx.Node) -
 
 def convert_slice_scatter(cx: ImportContext, node: fx.Node) -> SSAValue:
     """aten.slice_scatter(x, src, dim=0, start=None, end=None, step=1) with step 1: x
-    with positions start..end along dim replaced by src, which is the `cat` of x's part
-    before, src, and x's part after (torch writes circular padding with these)."""
+    with positions start..end along dim replaced by src (torch writes circular padding
+    with these)."""
     args = list(node.args) + [None] * (6 - len(node.args))
-    x, source = cx.value(node.args[0]), cx.value(node.args[1])
+    x = cx.value(node.args[0])
     assert isinstance(x.type, TensorType)
-    shape = list(x.type.get_shape())
-    dim = int(args[2] if args[2] is not None else node.kwargs.get("dim", 0)) % len(shape)
+    dim = int(args[2] if args[2] is not None else node.kwargs.get("dim", 0)) % x.type.get_num_dims()
     start = cx.integer(args[3]) if args[3] is not None else None
     end = cx.integer(args[4]) if args[4] is not None else None
-    start, end, _ = slice(start, end, 1).indices(shape[dim])
+    return _scatter(cx, node, x, cx.value(node.args[1]), dim, start, end)
+
+
+def convert_select_scatter(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """aten.select_scatter(x, src, dim, index): x with position `index` along dim
+    replaced by src (which lacks that dimension)."""
+    x = cx.value(node.args[0])
+    assert isinstance(x.type, TensorType)
+    shape = list(x.type.get_shape())
+    dim = int(node.args[2]) % len(shape)  # type: ignore[call-overload]
+    index = cx.integer(node.args[3]) % shape[dim]
+    source = cx.value(node.args[1])
+    unit = [*shape[:dim], 1, *shape[dim + 1 :]]
+    source = cx.reshape(source, TensorType(x.type.element_type, unit))
+    return _scatter(cx, node, x, source, dim, index, index + 1)
+
+
+def _scatter(
+    cx: ImportContext,
+    node: fx.Node,
+    x: SSAValue,
+    source: SSAValue,
+    dim: int,
+    start: int | None,
+    end: int | None,
+) -> SSAValue:
+    """x with positions start..end along dim replaced by `source`: the `cat` of x's part
+    before, the source, and x's part after (empty parts left out)."""
+    length = x.type.get_shape()[dim]  # type: ignore[union-attr]
+    start, end, _ = slice(start, end, 1).indices(length)
     end = max(end, start)
-    pieces = [_slice(cx, x, dim, 0, start, 1), source, _slice(cx, x, dim, end, shape[dim], 1)]
+    pieces = [_slice(cx, x, dim, 0, start, 1), source, _slice(cx, x, dim, end, length, 1)]
     kept = [p for p in pieces if p.type.get_shape()[dim] != 0]  # type: ignore[union-attr]
     if len(kept) == 1:
         return kept[0]
-    op = hl.CatOp(
-        operands=[kept],
-        result_types=[cx.tensor_type(node)],
-        properties={"dim": IntegerAttr(dim, i64)},
-    )
+    properties = {"dim": IntegerAttr(dim, i64)}
+    op = hl.CatOp(operands=[kept], result_types=[cx.tensor_type(node)], properties=properties)
     return cx.emit(op)
 
 

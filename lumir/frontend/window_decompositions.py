@@ -276,10 +276,10 @@ def avg_pool(
     divisor_override: int | None = None,
 ) -> torch.Tensor | object:
     """aten.avg_pool{1,2,3}d: each window's sum over a divisor, accumulated in f32 for
-    half-precision inputs: `divisor_override` when given, else the kernel's size
-    (`count_include_pad`) or the number of input positions in the window. A
-    `ceil_mode` that adds a partial window (whose divisor ATen clips to the padded
-    input) is declined and stays in eager."""
+    half-precision inputs: `divisor_override` when given, else the window's positions
+    inside the padded input (`count_include_pad`: the kernel's size, but for a
+    `ceil_mode` window cut by the padded input's end) or inside the input itself, as
+    ATen's kernels count them."""
     kernel = _expand(kernel_size, rank)
     strides = _expand(stride or [], rank, kernel)
     pads = _expand(padding, rank)
@@ -287,18 +287,24 @@ def avg_pool(
         return NotImplemented
     x, unbatched = _batched(x, rank)
     sizes, ones = list(x.shape[2:]), [1] * rank
-    counts = output_sizes(sizes, kernel, strides, pads, ones, ceil_mode=False)
-    if ceil_mode and counts != output_sizes(sizes, kernel, strides, pads, ones, ceil_mode):
-        return NotImplemented
+    counts = output_sizes(sizes, kernel, strides, pads, ones, ceil_mode)
+    partial = ceil_mode and counts != output_sizes(sizes, kernel, strides, pads, ones, False)
     compute = torch.float32 if x.dtype in (torch.float16, torch.bfloat16) else x.dtype
-    total = windows(x.to(compute), kernel, strides, pads, ones, counts, 0.0).sum(-1)
+    total = windows(x.to(compute), kernel, strides, pads, ones, counts, 0.0, partial).sum(-1)
     if divisor_override:
         result = total / divisor_override
-    elif count_include_pad:
+    elif count_include_pad and not partial:
         result = total / math.prod(kernel)
     else:
+        # ones where a position counts: the input, and its padding when that counts
         inside = torch.ones(1, 1, *sizes, dtype=compute, device=x.device)
-        result = total / windows(inside, kernel, strides, pads, ones, counts, 0.0).sum(-1)
+        around = [0] * rank
+        if count_include_pad:
+            inside = torch.constant_pad_nd(inside, [p for p in reversed(pads) for _ in (0, 1)], 1.0)
+        else:
+            around = pads
+        taken = windows(inside, kernel, strides, around, ones, counts, 0.0, partial)
+        result = total / taken.sum(-1)
     result = result.to(x.dtype)
     return result.squeeze(0) if unbatched else result
 

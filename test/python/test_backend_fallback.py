@@ -134,3 +134,22 @@ def test_a_graph_that_fails_to_trace_with_lumirs_decompositions_runs_in_eager(mo
     assert len(fallbacks) == 1
     message = str(fallbacks[0].message)
     assert "decomposition exploded" in message and "runs entirely in eager" in message
+
+
+@torch.no_grad()
+def test_a_view_that_an_eager_as_strided_reads_through_stays_in_eager():
+    """`as_strided` of a view addresses the view's storage (from its offset), which a
+    partition's contiguous result does not have: the view must be eager's own, or the
+    result is silently wrong (it was, by 3.5 here, and by 1e-3 in Longformer)."""
+
+    def shifted_windows(x):
+        view = (x + 1)[:, 1:]
+        return torch.as_strided(view, (3, 4), (1, 3)) * 2
+
+    x = torch.randn(4, 5)
+    got, fallbacks = _compile_and_run(shifted_windows, x)
+    assert torch.equal(got, shifted_windows(x))
+    assert len(fallbacks) == 1
+    message = str(fallbacks[0].message)
+    assert "aten.as_strided.default in eager reads its storage" in message
+    assert len(stats.GRAPHS[0].partitions) == 2  # the add, and the scaling after it

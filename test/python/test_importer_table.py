@@ -400,11 +400,25 @@ def test_avg_pool_divides_each_window_as_torch_does(case):
     _check(AVG_POOLS[case], x, atol=1e-6)
 
 
-def test_avg_pool_with_a_partial_ceil_window_stays_in_eager():
+@pytest.mark.parametrize("divisor", [None, 3], ids=["counted", "override"])
+@pytest.mark.parametrize("count_include_pad", [True, False], ids=["with-padding", "input-only"])
+@pytest.mark.parametrize(
+    "window", [(2, 2, 0), (3, 2, 1), (2, 3, 1), ((3, 2), (2, 1), (1, 0)), (4, 3, 2)]
+)
+def test_avg_pool_divides_a_partial_ceil_window_by_what_it_covers(
+    window, count_include_pad, divisor
+):
+    """A `ceil_mode` window cut by the padded input's end: ATen divides by its positions
+    inside the padded input (or inside the input, without `count_include_pad`)."""
+    kernel, stride, padding = window
     x = _pool_input().nan_to_num(0.0, 0.0, 0.0)
-    gm = _trace(lambda t: F.avg_pool2d(t, 2, 2, 0, ceil_mode=True), x)
-    (node,) = [n for n in gm.graph.nodes if n.target == torch.ops.aten.avg_pool2d.default]
-    assert unsupported_reason(node) == "no import rule"
+    _check(
+        lambda t: F.avg_pool2d(
+            t, kernel, stride, padding, True, count_include_pad, divisor_override=divisor
+        ),
+        x,
+        atol=1e-6,
+    )
 
 
 GATHERS = {
@@ -634,6 +648,8 @@ SCATTERS = {
     "slice-scatter-head": lambda t: torch.slice_scatter(t, -t[:, :1], 1, 0, 1),
     "slice-scatter-tail": lambda t: torch.slice_scatter(t, t[..., :3] + 1, -1, -3),
     "copy-broadcast-cast": lambda t: torch.ops.aten.copy(t, t[0, 0, 0].to(torch.bfloat16)),
+    "select-scatter-middle": lambda t: torch.select_scatter(t, t[:, 1] * 2, 1, 1),
+    "select-scatter-last": lambda t: torch.select_scatter(t, t[..., 0] + 1, -1, -1),
 }
 
 
@@ -673,3 +689,45 @@ def test_as_strided_of_a_view_stays_in_eager():
     gm = _trace(lambda t: torch.as_strided(t[:, 1:], (2, 2), (1, 1)), x)
     (node,) = [n for n in gm.graph.nodes if n.target == torch.ops.aten.as_strided.default]
     assert "of a view" in str(unsupported_reason(node))
+
+
+def test_whole_tensor_max_and_min_reduce_every_dimension():
+    """`torch.max(t)` / `torch.min(t)` with no dim (XLM scales by one) are 0-d results."""
+    x = _pool_input().nan_to_num(0.0, 0.0, 0.0)
+    imported = _check(lambda t: t / torch.max(t) - torch.min(t), x, atol=0)
+    assert {"hl.amax", "hl.amin"} <= set(_ops(imported))
+
+
+INTEGER_DIVISIONS = {
+    "floor-divide": lambda x, y: torch.floor_divide(x, y),
+    "div-floor": lambda x, y: torch.div(x, y, rounding_mode="floor"),
+    "div-trunc": lambda x, y: torch.div(x, y, rounding_mode="trunc"),
+    "div-trunc-scalar": lambda x, y: torch.div(x, -4, rounding_mode="trunc"),
+    "remainder": lambda x, y: torch.remainder(x, y),
+    "remainder-scalar": lambda x, y: x % -4,
+    "hash-buckets": lambda x, y: (x * 31 + 5) % 64,
+    "i32": lambda x, y: torch.remainder(x.int(), y.int()) + x.int() // 3,
+}
+
+
+@pytest.mark.parametrize("case", sorted(INTEGER_DIVISIONS))
+def test_integer_division_rounds_toward_negative_infinity_as_python(case):
+    """Every sign of dividend and divisor, exact and inexact: torch's integers."""
+    x = torch.arange(-12, 12).reshape(4, 6)
+    y = torch.tensor([3, -3, 5, -5, 7, 1])
+    imported = _check(INTEGER_DIVISIONS[case], x, y, atol=0)
+    assert {"hl.floor_divide", "hl.remainder"} & set(_ops(imported))
+
+
+def test_floating_floor_division_stays_in_eager():
+    x = torch.randn(4, 6)
+    gm = _trace(lambda t: (t // 0.5, t % 0.5), x)
+    reasons = [unsupported_reason(n) for n in gm.graph.nodes if n.op == "call_function"]
+    assert reasons.count("a floor division or remainder of torch.float32 (integers only)") == 2
+
+
+@pytest.mark.parametrize("size", [4, (5, 3), 1, (9, 10)])
+def test_adaptive_average_pooling_to_any_size_is_imported(size):
+    """Output sizes that do not divide the input: windows bounded by integer divisions."""
+    x = _pool_input().nan_to_num(0.0, 0.0, 0.0)
+    _check(lambda t: F.adaptive_avg_pool2d(t, size), x, atol=1e-6)

@@ -33,6 +33,7 @@ from lumir.dialects.hl.infer import (
     cast_type,
     compare_type,
     elementwise_type,
+    integer_division_type,
     static_shape,
     where_type,
 )
@@ -112,6 +113,33 @@ class BitwiseAndOp(ElementwiseBinaryOp):
 
     def infer_result_type(self) -> TensorType:
         return bitwise_type(tensor_type(self.lhs), tensor_type(self.rhs))
+
+
+class IntegerDivisionOp(ElementwiseBinaryOp, abc.ABC):
+    """An integer division with Python's (and ATen's) rounding toward negative infinity."""
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue, result_type: Attribute | None = None):
+        if result_type is None:
+            result_type = integer_division_type(tensor_type(lhs), tensor_type(rhs))
+        super().__init__(lhs, rhs, result_type)
+
+    def infer_result_type(self) -> TensorType:
+        return integer_division_type(tensor_type(self.lhs), tensor_type(self.rhs))
+
+
+@irdl_op_definition
+class FloorDivideOp(IntegerDivisionOp):
+    """aten.floor_divide / div(rounding_mode="floor") on integer tensors: floor(lhs / rhs)."""
+
+    name = "hl.floor_divide"
+
+
+@irdl_op_definition
+class RemainderOp(IntegerDivisionOp):
+    """aten.remainder on integer tensors: lhs - floor(lhs / rhs) * rhs, which has rhs's
+    sign (Python's `%`)."""
+
+    name = "hl.remainder"
 
 
 class ElementwiseUnaryOp(SingleInputOp, abc.ABC):

@@ -360,6 +360,15 @@ def bitwise_type(lhs: TensorType, rhs: TensorType) -> TensorType:
     return elementwise_type(lhs, rhs)
 
 
+def integer_division_type(lhs: TensorType, rhs: TensorType) -> TensorType:
+    """`hl.floor_divide` / `hl.remainder`: as `elementwise_type`, on integer tensors only
+    (not i1: a boolean has no division)."""
+    element = _element(lhs)
+    if not isinstance(element, IntegerType) or element.width.data == 1:
+        raise TypeInferenceError(f"needs integer operands, got {lhs}")
+    return elementwise_type(lhs, rhs)
+
+
 def arange_type(start: int, end: int, step: int, element: Attribute) -> TensorType:
     """`hl.arange`: the 1-D [start, end) by `step`, ceil((end - start) / step) long."""
     if step == 0:
