@@ -343,20 +343,25 @@ convolution with weight norm). Each op becomes windows and a product or a reduct
 
 
 @torch.no_grad()
+@pytest.mark.parametrize("device", ["cpu", ON_CUDA])
 @pytest.mark.parametrize("name", sorted(CONVOLUTIONAL))
-def test_convolutional_model_compiles_whole_and_matches_eager(name: str) -> None:
+def test_convolutional_model_compiles_whole_and_matches_eager(name: str, device: str) -> None:
+    """Against eager on the CPU in f32 on either device (eager's CUDA convolutions may
+    use TF32; lumir's products on cuBLASLt compute in f32)."""
     build, inputs = CONVOLUTIONAL[name]
     torch.manual_seed(0)
     model = build().eval()
     arguments = inputs()
+    want = model(**arguments).last_hidden_state
+    model = model.to(device)
+    arguments = {key: value.to(device) for key, value in arguments.items()}
     torch._dynamo.reset()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         got = torch.compile(model, backend="lumir")(**arguments).last_hidden_state
     fallbacks = [w for w in caught if issubclass(w.category, LumirFallbackWarning)]
     assert fallbacks == [], [str(w.message) for w in fallbacks]
-    want = model(**arguments).last_hidden_state
-    torch.testing.assert_close(got, want, atol=1e-4, rtol=1e-4)
+    torch.testing.assert_close(got.cpu(), want, atol=1e-4, rtol=1e-4)
 
 
 @torch.no_grad()

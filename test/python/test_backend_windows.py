@@ -59,13 +59,26 @@ def _compile(module: torch.nn.Module, x: torch.Tensor) -> torch.Tensor:
     return got
 
 
+ON_CUDA = pytest.param(
+    "cuda",
+    marks=[
+        pytest.mark.cuda,
+        pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device"),
+    ],
+)
+
+
 @torch.no_grad()
+@pytest.mark.parametrize("device", ["cpu", ON_CUDA])
 @pytest.mark.parametrize("name", sorted(MODULES))
-def test_module_compiles_whole_and_matches_eager(name: str) -> None:
+def test_module_compiles_whole_and_matches_eager(name: str, device: str) -> None:
+    """Against eager on the CPU, on either device."""
     torch.manual_seed(0)
     module = MODULES[name]().eval()
     x = torch.randn(2, 4, 9, 10)
-    torch.testing.assert_close(_compile(module, x), module(x), atol=1e-5, rtol=1e-5)
+    want = module(x)
+    got = _compile(module.to(device), x.to(device)).cpu()
+    torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-5)
 
 
 @torch.no_grad()
