@@ -318,6 +318,31 @@ def extreme_piece(cx: ImportContext, source: fx.Node, index: int) -> SSAValue:
     return cx.emit(op_class(cx.value(source.args[0]), [dim], keepdim))  # type: ignore[arg-type]
 
 
+def convert_any_all(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """aten.any / aten.all (whole tensor, one dim or a dim list): whether any (every)
+    element is nonzero, as the maximum (minimum) of `x != 0` taken as 0.0 / 1.0, then
+    compared with 0. NaN is nonzero, as in torch. Exact: the reduced values are 0 and 1."""
+    x = cx.value(node.args[0])
+    shape = x.type.get_shape()  # type: ignore[union-attr]
+    element = x.type.get_element_type()  # type: ignore[union-attr]
+    nonzero = _emit_compare(cx, "ne", x, cx.constant(0, element), shape)
+    as_float = cx.cast(nonzero, element_type(torch.float32))
+    dims = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim")
+    keepdim = bool(node.args[2]) if len(node.args) > 2 else bool(node.kwargs.get("keepdim"))
+    dims = [] if dims is None else [int(dims)] if isinstance(dims, int) else [int(d) for d in dims]
+    reduced_shape = cx.shape(node)
+    op_class = hl.AmaxOp if node.target in ANY else hl.AminOp
+    result_type = TensorType(element_type(torch.float32), list(reduced_shape))
+    reduced = cx.emit(op_class(as_float, dims, keepdim, result_type))
+    return _emit_compare(
+        cx, "ne", reduced, cx.constant(0.0, element_type(torch.float32)), reduced_shape
+    )
+
+
+ANY = (torch.ops.aten.any.default, torch.ops.aten.any.dim, torch.ops.aten.any.dims)
+"""The `any` overloads (the `all` ones reduce with the minimum)."""
+
+
 def convert_softmax(cx: ImportContext, node: fx.Node) -> SSAValue:
     """aten._softmax(x, dim, half_to_float): the input in the result dtype, then softmax."""
     x = cx.cast(cx.value(node.args[0]), element_type(cx.dtype(node)))

@@ -731,3 +731,24 @@ def test_adaptive_average_pooling_to_any_size_is_imported(size):
     """Output sizes that do not divide the input: windows bounded by integer divisions."""
     x = _pool_input().nan_to_num(0.0, 0.0, 0.0)
     _check(lambda t: F.adaptive_avg_pool2d(t, size), x, atol=1e-6)
+
+
+ANY_ALL = {
+    "any": lambda t, m: torch.any(m),
+    "all": lambda t, m: torch.all(m),
+    "any-dim": lambda t, m: m.any(1),
+    "all-keepdim": lambda t, m: m.all(-1, keepdim=True),
+    "any-of-floats-with-nan": lambda t, m: t.any(),
+    "all-of-floats": lambda t, m: t.all(2),
+    "any-dims": lambda t, m: torch.any(m, dim=(0, 2)),
+    "all-dims": lambda t, m: (t == 0).all(dim=(1, 2)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ANY_ALL))
+def test_any_and_all_reduce_truth_as_torch_does(case):
+    """Bool and float inputs (NaN is true, a slice of zeros false), whole or by dims."""
+    x = torch.randn(3, 4, 5)
+    x[0, 0, 0] = float("nan")
+    x[1] = 0
+    _check(ANY_ALL[case], x, x > 0.5, atol=0)
