@@ -49,17 +49,30 @@ class LumirFallbackWarning(UserWarning):
 
 class _LumirSupport(OperatorSupportBase):
     """The importer's support predicate, as the partitioner asks it, but for the nodes
-    kept in eager for another reason (`excluded`)."""
+    kept in eager for another reason (`excluded`). Each node's reason is looked up in
+    `reasons` (`_unsupported_reasons`, worked out once per graph), as the partitioner
+    asks about a node more than once and the partitions are proposed more than once."""
 
-    def __init__(self, excluded: Mapping[fx.Node, str] | None = None) -> None:
+    def __init__(
+        self,
+        reasons: Mapping[fx.Node, str | None] | None = None,
+        excluded: Mapping[fx.Node, str] | None = None,
+    ) -> None:
         super().__init__()
+        self.reasons = reasons or {}
         self.excluded = excluded or {}
 
     def is_node_supported(self, submodules: Mapping[str, torch.nn.Module], node: fx.Node) -> bool:
         return self.supported(node)
 
     def supported(self, node: fx.Node) -> bool:
-        return node not in self.excluded and unsupported_reason(node) is None
+        reason = self.reasons[node] if node in self.reasons else unsupported_reason(node)
+        return reason is None and node not in self.excluded
+
+
+def _unsupported_reasons(gm: fx.GraphModule) -> dict[fx.Node, str | None]:
+    """`unsupported_reason` of each `call_function` node of `gm`, in graph order."""
+    return {node: unsupported_reason(node) for node in gm.graph.nodes if node.op == "call_function"}
 
 
 def lumir_backend(
@@ -134,12 +147,11 @@ def compile_aten_graph(
     stats = new_graph()
     home = _graph_device(example_inputs)
     device = torch.device(options.device) if options.device is not None else home
+    reasons = _unsupported_reasons(gm)
     stats.fallback_ops = [
-        target_name(node)
-        for node in gm.graph.nodes
-        if node.op == "call_function" and unsupported_reason(node) is not None
+        target_name(node) for node, reason in reasons.items() if reason is not None
     ]
-    partitions = _partitions(gm, stats)
+    partitions = _partitions(gm, reasons, stats)
     if not partitions:
         result = gm
     else:
@@ -160,13 +172,15 @@ def compile_aten_graph(
     return make_boxed_func(_generated_forward(result))
 
 
-def _partitions(gm: fx.GraphModule, stats: GraphStats) -> list[Partition]:
+def _partitions(
+    gm: fx.GraphModule, reasons: Mapping[fx.Node, str | None], stats: GraphStats
+) -> list[Partition]:
     """The partitions of the supported nodes, asked again without the views an eager
     `as_strided` reads through (lumir.backend.storage_readers) until none is left in a
     partition; those are added to the graph's fallback ops, with the reason."""
     excluded: dict[fx.Node, str] = {}
     while True:
-        support = _LumirSupport(excluded)
+        support = _LumirSupport(reasons, excluded)
         partitions = propose_partitions(
             gm,
             lambda support=support: CapabilityBasedPartitioner(

@@ -37,6 +37,7 @@ from collections.abc import Callable
 import torch
 from torch._decomp import get_decompositions
 
+from lumir.frontend.dtypes import opmath_dtype
 from lumir.frontend.window_decompositions import avg_pool, convolution, max_pool_with_indices
 
 aten = torch.ops.aten
@@ -153,7 +154,7 @@ def _batch_norm_inference(
     training overload, whose schema mutates the running statistics, which aot_autograd
     refuses in a functional graph. The two statistics outputs are empty, as ATen's are
     in eval mode."""
-    compute = torch.float32 if x.dtype in (torch.float16, torch.bfloat16) else x.dtype
+    compute = opmath_dtype(x.dtype)
     shape = [1, -1] + [1] * (x.dim() - 2)
     scale = torch.rsqrt(running_var.to(compute) + eps)
     result = (x.to(compute) - running_mean.to(compute).reshape(shape)) * scale.reshape(shape)

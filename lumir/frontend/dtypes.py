@@ -21,6 +21,13 @@ HALF_DTYPES = (torch.float16, torch.bfloat16)
 """Dtypes whose elementwise arithmetic ATen carries out in f32 ("opmath") and rounds."""
 
 
+def opmath_dtype(dtype: torch.dtype) -> torch.dtype:
+    """The dtype ATen computes `dtype`'s arithmetic in: f32 for the half dtypes, the
+    dtype itself otherwise. A decomposition that accumulates (a sum over a window, a
+    normalisation) computes in it and rounds once at the end, as ATen's kernels do."""
+    return torch.float32 if dtype in HALF_DTYPES else dtype
+
+
 def is_imported(dtype: torch.dtype) -> bool:
     """True for a dtype the importer can represent."""
     return dtype in IMPORTED_DTYPES

@@ -209,14 +209,20 @@ def integer_division(node: fx.Node) -> str | None:
     mode = _rounding_mode(node)
     if mode not in ("floor", "trunc"):
         return f"a division with rounding_mode={mode!r}"
-    values = [node.meta.get("val")]
-    values += [a.meta.get("val") for a in node.args[:2] if isinstance(a, fx.Node)]
-    values += [a for a in node.args[:2] if not isinstance(a, fx.Node)]
+    values = [node.meta.get("val"), *node.args[:2]]
     for value in values:
-        dtype = value.dtype if isinstance(value, torch.Tensor) else type(value)
-        if dtype in (torch.bool, bool) or (dtype not in (int,) and not _is_integer(dtype)):
-            return f"a floor division or remainder of {dtype} (integers only)"
+        value = value.meta.get("val") if isinstance(value, fx.Node) else value
+        if not _integral(value):
+            kind = value.dtype if isinstance(value, torch.Tensor) else type(value).__name__
+            return f"a floor division or remainder of {kind} (integers only)"
     return None
+
+
+def _integral(value: object) -> bool:
+    """An integer tensor or a Python int (bool, in either form, is not one)."""
+    if isinstance(value, torch.Tensor):
+        return _is_integer(value.dtype) and value.dtype != torch.bool
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _rounding_mode(node: fx.Node) -> object:
@@ -230,11 +236,11 @@ def convert_rounded_division(cx: ImportContext, node: fx.Node) -> SSAValue:
     """aten.div(a, b, rounding_mode=...) of integers (`integer_division`): "floor" is
     `hl.floor_divide`; "trunc" rounds toward zero, which is the floor quotient plus one
     where the division is inexact and the operands' signs differ."""
-    quotient = binary(hl.FloorDivideOp)(cx, node)
+    a, b = _operands(cx, node, cx.dtype(node), 2)
+    quotient = cx.emit(hl.FloorDivideOp(a, b))
     if _rounding_mode(node) == "floor":
         return quotient
     element = element_type(cx.dtype(node))
-    a, b = _operands(cx, node, cx.dtype(node), 2)
     shape = cx.shape(node)
     zero = cx.constant(0, element)
     inexact = _emit_compare(cx, "ne", cx.emit(hl.RemainderOp(a, b)), zero, shape)

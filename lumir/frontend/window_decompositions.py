@@ -20,6 +20,8 @@ import math
 
 import torch
 
+from lumir.frontend.dtypes import opmath_dtype
+
 aten = torch.ops.aten
 
 
@@ -204,11 +206,9 @@ def _depthwise(
     output is its channel's windows times its kernel, summed over the kernel offsets."""
     batch, rank = gathered.shape[0], len(counts)
     multiplier = weight.shape[0] // groups
-    compute = torch.float32 if gathered.dtype in (torch.float16, torch.bfloat16) else None
-    windows = gathered.unsqueeze(2)  # [batch, channels, 1, counts..., taps]
-    taps = weight.reshape(groups, multiplier, *[1] * rank, -1)
-    if compute is not None:
-        windows, taps = windows.to(compute), taps.to(compute)
+    compute = opmath_dtype(gathered.dtype)
+    windows = gathered.unsqueeze(2).to(compute)  # [batch, channels, 1, counts..., taps]
+    taps = weight.reshape(groups, multiplier, *[1] * rank, -1).to(compute)
     result = (windows * taps).sum(-1).reshape(batch, groups * multiplier, *counts)
     if bias is not None:
         result = result + bias.reshape(-1, *[1] * rank).to(result.dtype)
@@ -289,7 +289,7 @@ def avg_pool(
     sizes, ones = list(x.shape[2:]), [1] * rank
     counts = output_sizes(sizes, kernel, strides, pads, ones, ceil_mode)
     partial = ceil_mode and counts != output_sizes(sizes, kernel, strides, pads, ones, False)
-    compute = torch.float32 if x.dtype in (torch.float16, torch.bfloat16) else x.dtype
+    compute = opmath_dtype(x.dtype)
     total = windows(x.to(compute), kernel, strides, pads, ones, counts, 0.0, partial).sum(-1)
     if divisor_override:
         result = total / divisor_override
