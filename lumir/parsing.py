@@ -25,7 +25,9 @@ It also closes gaps of xDSL's parser that a person would hit:
   file; a dimension beyond int64 is refused where it is written; a region that never
   closes says so; an empty input is an empty module (mlir-opt's convention);
 - IR nested deeper than `MAX_NESTING` ops is refused at the op that is too deep, so no
-  later stage (verifier, printer, passes) can run out of Python stack on it.
+  later stage (verifier, printer, passes) can run out of Python stack on it;
+- a string literal left open is refused at once (`_StringSafeLexer`): xDSL's pattern
+  for it backtracks exponentially in the length of the rest of the line.
 
 The subclass uses a few of xDSL's underscore-prefixed parser methods
 (`_parse_tensor_literal_element`, `_parse_block`, `_TensorLiteralElement`); the
@@ -35,6 +37,7 @@ located-parser tests run against the newest xDSL as well as the pinned one.
 from __future__ import annotations
 
 import bisect
+import re
 import struct
 from dataclasses import dataclass
 
@@ -55,9 +58,10 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation
 from xdsl.parser import AttrParser, Parser, UnresolvedOperand
+from xdsl.parser.generic_parser import ParserState
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
-from xdsl.utils.lexer import Span
-from xdsl.utils.mlir_lexer import MLIRTokenKind
+from xdsl.utils.lexer import Input, Position, Span
+from xdsl.utils.mlir_lexer import MLIRLexer, MLIRToken, MLIRTokenKind
 
 from lumir.context import lumir_context
 from lumir.diagnostics import Diagnostic, LumirDiagnosticError, SourceLocation
@@ -114,6 +118,31 @@ class _HexTensorElement(Parser._TensorLiteralElement):
 _SCALAR_TOKENS = (MLIRTokenKind.INTEGER_LIT, MLIRTokenKind.FLOAT_LIT, MLIRTokenKind.BARE_IDENT)
 
 
+class _StringSafeLexer(MLIRLexer):
+    """xDSL's lexer, with a string-literal pattern that cannot backtrack.
+
+    xDSL matches a string literal with `"(?:[^"\\\n\v\f]+|\\(?:...))*"`: a `+` inside a `*`.
+    When the closing quote is missing (a typo, a truncated file), the regex engine tries
+    every way of splitting the rest of the line into runs before it gives up,
+    exponential in the line's length: a string left open on a line of 60 characters took
+    more than two minutes to reject. With possessive quantifiers (Python 3.11) the
+    pattern matches exactly the same literals, as a run of plain characters and an
+    escape start with different characters, and fails at once.
+    """
+
+    _unescaped_characters_regex = re.compile(r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"')
+
+    def _lex_string_literal(self, start_pos: Position) -> MLIRToken:
+        try:
+            return super()._lex_string_literal(start_pos)
+        except ParseError as error:  # xDSL says "End of file reached", wherever it is
+            raise ParseError(
+                error.span,
+                "string literal not closed: expected '\"' before the end of the line "
+                '(escapes: \\n, \\t, \\\\, \\", or two hex digits)',
+            ) from None
+
+
 class LocatedParser(Parser):
     """A `Parser` whose ops carry the source position they were parsed from.
 
@@ -129,7 +158,9 @@ class LocatedParser(Parser):
         line_offset: int = 0,
     ):
         self.lines = LineTable(input, name, line_offset)
-        super().__init__(ctx, input, name)
+        super().__init__(ctx, "", name)
+        # Read `input` with the safe lexer (its first token is lexed at once).
+        self._parser_state = ParserState(_StringSafeLexer(Input(input, name)))
         self._depth = 0
         self._first_uses: dict[str, Span] = {}
 

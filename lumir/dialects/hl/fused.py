@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -59,7 +59,20 @@ def body_problem(
     if [v.type for v in terminator.values] != list(result_types):
         return "hl.yield must yield values of the result types"
     ops = [op for op in block.ops if op is not terminator]
+    if not all(_verifies(op) for op in ops):
+        # Each such op reports its own problem, located at it (the op walk of
+        # `lumir.diagnostics.verify_module`, or xDSL's nested verification); the row
+        # analysis reads the ops' properties and assumes they are well formed.
+        return None
     return row_program_problem(ops, list(block.args), list(terminator.values))
+
+
+def _verifies(op: Operation) -> bool:
+    try:
+        op.verify(verify_nested_ops=False)
+    except VerifyException:
+        return False
+    return True
 
 
 @irdl_op_definition

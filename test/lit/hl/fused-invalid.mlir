@@ -208,3 +208,17 @@ func.func @partial_row_sum(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   }
   func.return %r : tensor<4x8xf32>
 }
+
+// -----
+
+// A malformed body op (a reduction without its dims) is reported at that op, once;
+// the fused op's row analysis does not read the missing property.
+func.func @body_op_without_dims(%x: tensor<4x8xf32>) -> tensor<4x1xf32> {
+  %r = hl.fused(%x) : (tensor<4x8xf32>) -> tensor<4x1xf32> {
+  ^bb0(%a: tensor<4x8xf32>):
+    // expected-error @+1 {{property 'dims' expected in operation 'hl.amax'}}
+    %m = hl.amax %a {keepdim} : tensor<4x8xf32> -> tensor<4x1xf32>
+    hl.yield %m : tensor<4x1xf32>
+  }
+  func.return %r : tensor<4x1xf32>
+}
