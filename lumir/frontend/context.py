@@ -11,7 +11,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from lumir.dialects import hl
 from lumir.frontend.dtypes import element_type
-from lumir.frontend.shapes import Bindings, concrete_shape, evaluate
+from lumir.frontend.shapes import Bindings, concrete_shape, evaluate, evaluate_scalar
 
 
 class UnsupportedNodeError(ValueError):
@@ -67,6 +67,11 @@ class ImportContext:
         if isinstance(arg, fx.Node):
             return evaluate(arg.meta["val"], self.bindings)
         return evaluate(arg, self.bindings)
+
+    def scalar(self, arg: object) -> int | float:
+        """A concrete number from a literal, a SymInt or SymFloat, or a node computing one."""
+        value = arg.meta["val"] if isinstance(arg, fx.Node) else arg
+        return evaluate_scalar(value, self.bindings)
 
     def integers(self, args: Sequence[object]) -> list[int]:
         return [self.integer(a) for a in args]

@@ -31,9 +31,16 @@ Converter = Callable[[ImportContext, fx.Node], SSAValue]
 
 
 def _scalar(cx: ImportContext, value: object, element: Attribute, dtype: torch.dtype) -> SSAValue:
-    number = cx.integer(value) if not isinstance(value, float) else value
+    number = cx.scalar(value)
     literal = float(number) if dtype.is_floating_point else int(number)
     return cx.constant(literal, element)
+
+
+def _is_count(arg: object) -> bool:
+    """An int literal, or a node computing a size or its float (a dynamic divisor)."""
+    if isinstance(arg, fx.Node):
+        return isinstance(arg.meta.get("val"), torch.SymInt | torch.SymFloat)
+    return isinstance(arg, int) and not isinstance(arg, bool)
 
 
 def _compute_dtype(
@@ -41,15 +48,23 @@ def _compute_dtype(
 ) -> torch.dtype:
     """The dtype the op computes in: the result's, or f32 for an inexact half scalar.
 
-    `scalar_tensors_in_f32`: a 0-d f32 (or wider) tensor as the second operand of a
-    half result also computes in f32. ATen's CPU mul and div read such an operand (a
-    Python float that `dynamic=True` lifts into a graph input is one) at its own
-    precision; as the first operand, or in add and sub, they round it to the half type
-    first, as the operands' cast does here."""
+    `scalar_tensors_in_f32` (mul and div): an int or a size the half dtype cannot hold
+    (257, a dynamic width of 257 that a mean divides by) also computes in f32, as ATen's
+    mul and div read a scalar at its own precision on either device; and so does a 0-d
+    f32 (or wider) tensor as the second operand of a half result. ATen's CPU mul and div
+    read such an operand (a Python float that `dynamic=True` lifts into a graph input is
+    one) at its own precision; as the first operand, or in add and sub, they round it to
+    the half type first, as the operands' cast does here."""
     if result not in HALF_DTYPES:
         return result
     for arg in node.args:
         if isinstance(arg, float) and not scalar_exactly_representable(arg, result):
+            return torch.float32
+        if (
+            scalar_tensors_in_f32
+            and _is_count(arg)
+            and not scalar_exactly_representable(float(cx.scalar(arg)), result)
+        ):
             return torch.float32
     second = node.args[1] if len(node.args) > 1 else None
     value = second.meta.get("val") if isinstance(second, fx.Node) else None

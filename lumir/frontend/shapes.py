@@ -36,6 +36,8 @@ def expression(value: object) -> sympy.Expr:
 
 def evaluate(value: object, bindings: Bindings) -> int:
     """The concrete integer `value` (an int or SymInt) takes under `bindings`."""
+    if isinstance(value, torch.SymFloat | float):
+        raise TypeError(f"expected an integer size, got the float {value}")
     expr = expression(value)
     if expr.is_Integer:
         return int(expr)
@@ -44,6 +46,22 @@ def evaluate(value: object, bindings: Bindings) -> int:
         missing = sorted(str(s) for s in result.free_symbols)
         raise UnboundSymbolError(f"size {expr} depends on unbound symbols {missing}")
     return int(result)
+
+
+def evaluate_scalar(value: object, bindings: Bindings) -> int | float:
+    """The concrete number a scalar argument takes under `bindings`: an int or SymInt as
+    `evaluate` gives it, a float or SymFloat (`torch.sym_float` of a size: a LayerNorm's
+    divisor over a dynamic width) as a float."""
+    if isinstance(value, float):
+        return value
+    if not isinstance(value, torch.SymFloat):
+        return evaluate(value, bindings)
+    expr = expression(value)
+    result = expr.xreplace({symbol: sympy.Integer(v) for symbol, v in bindings.items()})
+    if not getattr(result, "is_number", False):
+        missing = sorted(str(s) for s in result.free_symbols)
+        raise UnboundSymbolError(f"scalar {expr} depends on unbound symbols {missing}")
+    return float(result)
 
 
 def concrete_shape(tensor: torch.Tensor, bindings: Bindings) -> tuple[int, ...]:

@@ -266,8 +266,13 @@ SHAPE_TARGETS: frozenset[object] = frozenset(
 
 
 def is_shape_node(node: fx.Node) -> bool:
-    """True for a node that computes a size (a SymInt or int), not a tensor."""
-    return node.target in SHAPE_TARGETS and isinstance(node.meta.get("val"), torch.SymInt | int)
+    """True for a node that computes a size (a SymInt or int), not a tensor; or the float
+    of one (`torch.sym_float`: a LayerNorm over a dynamic width divides by it), which
+    an op reads as a scalar (`ImportContext.scalar`)."""
+    value = node.meta.get("val")
+    if node.target is torch.sym_float:
+        return isinstance(node.args[0], fx.Node) and isinstance(value, torch.SymFloat | float)
+    return node.target in SHAPE_TARGETS and isinstance(value, torch.SymInt | int)
 
 
 CASTS = (aten._to_copy.default, prims.convert_element_type.default)

@@ -159,6 +159,40 @@ def test_size_arithmetic_is_evaluated_not_run_in_eager():
 
 
 @torch.no_grad()
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_a_layer_norm_over_a_dynamic_width_divides_by_its_float(dtype):
+    """A LayerNorm whose width is dynamic divides its sum by `torch.sym_float(width)`:
+    the float of a size, read as a scalar of this specialisation (no fallback), and in
+    bf16 exactly as eager reads it, also at widths bf16 cannot hold (257)."""
+
+    def norm(x):
+        return torch.nn.functional.layer_norm(x, x.shape[-1:])
+
+    torch._dynamo.reset()
+    stats.reset()
+    compiled = torch.compile(norm, backend="lumir", dynamic=True)
+    for width in (8, 257, 300):
+        x = torch.randn(3, width, dtype=dtype)
+        torch.testing.assert_close(compiled(x), norm(x), atol=1e-5, rtol=1e-5)
+    assert stats.GRAPHS and all(graph.fallback_ops == [] for graph in stats.GRAPHS)
+
+
+@torch.no_grad()
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_bf16_mul_and_div_by_a_count_bf16_cannot_hold_match_eager_bit_for_bit(dynamic):
+    """ATen's mul and div read an int scalar, or a size, at its own precision: 257 is
+    not rounded to bf16's 256 first."""
+
+    def scale(x):
+        return x * 257 / x.shape[-1] + x / 4097
+
+    torch._dynamo.reset()
+    compiled = torch.compile(scale, backend="lumir", dynamic=dynamic)
+    x = torch.randn(4, 257, dtype=torch.bfloat16)
+    assert torch.equal(compiled(x), scale(x))
+
+
+@torch.no_grad()
 def test_a_patch_embedding_with_dynamic_batch_and_height_fuses_once():
     """The patch convolution's decomposition reads sizes (`sym_numel` of a reshape to
     -1, a height cut to whole patches): size arithmetic, evaluated, no fallback."""
