@@ -41,11 +41,7 @@ def evaluate(value: object, bindings: Bindings) -> int:
     expr = expression(value)
     if expr.is_Integer:
         return int(expr)
-    result = expr.xreplace({symbol: sympy.Integer(v) for symbol, v in bindings.items()})
-    if not getattr(result, "is_number", False):
-        missing = sorted(str(s) for s in result.free_symbols)
-        raise UnboundSymbolError(f"size {expr} depends on unbound symbols {missing}")
-    return int(result)
+    return int(_substitute(expr, bindings, "size"))
 
 
 def evaluate_scalar(value: object, bindings: Bindings) -> int | float:
@@ -56,12 +52,16 @@ def evaluate_scalar(value: object, bindings: Bindings) -> int | float:
         return value
     if not isinstance(value, torch.SymFloat):
         return evaluate(value, bindings)
-    expr = expression(value)
+    return float(_substitute(expression(value), bindings, "scalar"))
+
+
+def _substitute(expr: sympy.Expr, bindings: Bindings, what: str) -> sympy.Expr:
+    """`expr` with every bound symbol replaced by its value: a number, or an error."""
     result = expr.xreplace({symbol: sympy.Integer(v) for symbol, v in bindings.items()})
     if not getattr(result, "is_number", False):
         missing = sorted(str(s) for s in result.free_symbols)
-        raise UnboundSymbolError(f"scalar {expr} depends on unbound symbols {missing}")
-    return float(result)
+        raise UnboundSymbolError(f"{what} {expr} depends on unbound symbols {missing}")
+    return result
 
 
 def concrete_shape(tensor: torch.Tensor, bindings: Bindings) -> tuple[int, ...]:
