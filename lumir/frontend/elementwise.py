@@ -40,15 +40,15 @@ def _is_count(arg: object) -> bool:
     """An int literal, or a node computing a size or its float (a dynamic divisor)."""
     if isinstance(arg, fx.Node):
         return isinstance(arg.meta.get("val"), torch.SymInt | torch.SymFloat)
-    return isinstance(arg, int) and not isinstance(arg, bool)
+    return _integral(arg)
 
 
 def _compute_dtype(
-    cx: ImportContext, node: fx.Node, result: torch.dtype, scalar_tensors_in_f32: bool = False
+    cx: ImportContext, node: fx.Node, result: torch.dtype, reads_scalars_exactly: bool = False
 ) -> torch.dtype:
     """The dtype the op computes in: the result's, or f32 for an inexact half scalar.
 
-    `scalar_tensors_in_f32` (mul and div): an int or a size the half dtype cannot hold
+    `reads_scalars_exactly` (mul and div): an int or a size the half dtype cannot hold
     (257, a dynamic width of 257 that a mean divides by) also computes in f32, as ATen's
     mul and div read a scalar at its own precision on either device; and so does a 0-d
     f32 (or wider) tensor as the second operand of a half result. ATen's CPU mul and div
@@ -61,7 +61,7 @@ def _compute_dtype(
         if isinstance(arg, float) and not scalar_exactly_representable(arg, result):
             return torch.float32
         if (
-            scalar_tensors_in_f32
+            reads_scalars_exactly
             and _is_count(arg)
             and not scalar_exactly_representable(float(cx.scalar(arg)), result)
         ):
@@ -69,7 +69,7 @@ def _compute_dtype(
     second = node.args[1] if len(node.args) > 1 else None
     value = second.meta.get("val") if isinstance(second, fx.Node) else None
     if (
-        scalar_tensors_in_f32
+        reads_scalars_exactly
         and isinstance(value, torch.Tensor)
         and value.dim() == 0
         and value.dtype.is_floating_point
@@ -93,11 +93,11 @@ def _operands(cx: ImportContext, node: fx.Node, dtype: torch.dtype, count: int) 
 def binary(op_class: type[hl.ElementwiseBinaryOp]) -> Converter:
     """add/sub/mul/div/pow/maximum: promote, compute, round to the result dtype."""
 
-    scalar_tensors_in_f32 = op_class in (hl.MulOp, hl.DivOp)
+    reads_scalars_exactly = op_class in (hl.MulOp, hl.DivOp)
 
     def convert(cx: ImportContext, node: fx.Node) -> SSAValue:
         result = cx.dtype(node)
-        compute = _compute_dtype(cx, node, result, scalar_tensors_in_f32)
+        compute = _compute_dtype(cx, node, result, reads_scalars_exactly)
         lhs, rhs = _operands(cx, node, compute, 2)
         value = cx.emit(op_class(lhs, rhs))
         return cx.cast(value, element_type(result))
