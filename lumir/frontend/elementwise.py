@@ -24,6 +24,7 @@ from lumir.frontend.dtypes import (
     HALF_DTYPES,
     element_type,
     is_imported,
+    opmath_dtype,
     scalar_exactly_representable,
 )
 
@@ -91,18 +92,47 @@ def _operands(cx: ImportContext, node: fx.Node, dtype: torch.dtype, count: int) 
 
 
 def binary(op_class: type[hl.ElementwiseBinaryOp]) -> Converter:
-    """add/sub/mul/div/pow/maximum: promote, compute, round to the result dtype."""
+    """add/sub/mul/div/pow/maximum: promote, compute, round to the result dtype.
+
+    add and sub take `alpha`: `a + alpha * b`, which ATen computes in f32 for a half
+    result and rounds once, so a scaled half add does the same here. pow is the one op
+    whose scalar ATen reads in the tensor's own dtype, on CPU and CUDA alike
+    (`exp_scalar.to<scalar_t>()`): a bf16 `x ** 0.1` raises to 0.10009765625, so the
+    scalar is rounded to the result dtype first rather than read exactly."""
 
     reads_scalars_exactly = op_class in (hl.MulOp, hl.DivOp)
+    rounds_scalars = op_class is hl.PowOp
 
     def convert(cx: ImportContext, node: fx.Node) -> SSAValue:
         result = cx.dtype(node)
-        compute = _compute_dtype(cx, node, result, reads_scalars_exactly)
+        alpha = node.kwargs.get("alpha", 1)
+        if rounds_scalars:
+            compute = result
+        elif alpha != 1 and result in HALF_DTYPES:
+            compute = opmath_dtype(result)
+        else:
+            compute = _compute_dtype(cx, node, result, reads_scalars_exactly)
         lhs, rhs = _operands(cx, node, compute, 2)
+        if alpha != 1:
+            rhs = cx.emit(hl.MulOp(rhs, _scalar(cx, alpha, element_type(compute), compute)))
         value = cx.emit(op_class(lhs, rhs))
         return cx.cast(value, element_type(result))
 
     return convert
+
+
+def scalar_alpha(node: fx.Node) -> str | None:
+    """add/sub's `alpha` is imported when it is a number of the operands' kind (ATen
+    refuses a float alpha for integers) and the result is not a bool."""
+    alpha = node.kwargs.get("alpha", 1)
+    if alpha == 1:
+        return None
+    result = node.meta.get("val")
+    if not isinstance(alpha, int | float) or isinstance(alpha, bool):
+        return f"alpha={alpha} is not a number"
+    if not isinstance(result, torch.Tensor) or result.dtype == torch.bool:
+        return f"alpha={alpha} of a bool result is not imported"
+    return None
 
 
 def unary(op_class: type[hl.ElementwiseUnaryOp]) -> Converter:
@@ -275,6 +305,21 @@ def convert_bool_or(cx: ImportContext, node: fx.Node) -> SSAValue:
     a, b = (cx.cast(cx.value(arg), i1) for arg in node.args[:2])  # type: ignore[arg-type]
     true = cx.constant(1, i1)
     return cx.emit(hl.WhereOp(operands=[a, true, b], result_types=[cx.tensor_type(node)]))
+
+
+def logical(kind: str) -> Converter:
+    """aten.logical_and / logical_or / logical_xor: both operands as bools (nonzero is
+    true, NaN included, as in ATen), then `where(a, b, false)`, `where(a, true, b)` or
+    `a != b`; the result is a bool."""
+
+    def convert(cx: ImportContext, node: fx.Node) -> SSAValue:
+        a, b = (cx.cast(cx.value(arg), i1) for arg in node.args[:2])  # type: ignore[arg-type]
+        if kind == "xor":
+            return _emit_compare(cx, "ne", a, b, cx.shape(node))
+        operands = [a, b, cx.constant(0, i1)] if kind == "and" else [a, cx.constant(1, i1), b]
+        return cx.emit(hl.WhereOp(operands=operands, result_types=[cx.tensor_type(node)]))
+
+    return convert
 
 
 def convert_where(cx: ImportContext, node: fx.Node) -> SSAValue:

@@ -40,11 +40,6 @@ class Row:
     check: Check | None = None
 
 
-def _alpha_is_one(node: fx.Node) -> str | None:
-    alpha = node.kwargs.get("alpha", 1)
-    return None if alpha == 1 else f"alpha={alpha} is not imported"
-
-
 def _cublaslt_product(node: fx.Node) -> str | None:
     """A matrix product is lumir's only where hl-to-cublaslt can lower it: an integer
     product (torch computes one on the CPU) has no cuBLASLt call and stays in eager."""
@@ -75,6 +70,20 @@ def _of_bool(node: fx.Node) -> str | None:
     return None
 
 
+def _number_fill(node: fx.Node) -> str | None:
+    """fill.Scalar with a Python number (a size or scalar node stays in eager)."""
+    value = node.args[1]
+    return None if isinstance(value, int | float) else f"a fill value {value} that is not a number"
+
+
+def _tensor_operands(node: fx.Node) -> str | None:
+    """Both operands tensors (the logical ops have no scalar overload)."""
+    for arg in node.args[:2]:
+        if not (isinstance(arg, fx.Node) and isinstance(arg.meta.get("val"), torch.Tensor)):
+            return f"{node.target} of an operand that is not a tensor"
+    return None
+
+
 def _no_dropout(node: fx.Node) -> str | None:
     mask, dropout, _, _ = st.sdpa_arguments(node)
     if dropout != 0.0:
@@ -98,10 +107,10 @@ def _imported_output(node: fx.Node) -> str | None:
 
 TABLE: dict[object, Row] = {
     # elementwise arithmetic (Python scalars become 0-d constants)
-    aten.add.Tensor: Row(ew.binary(hl.AddOp), _alpha_is_one),
-    aten.add.Scalar: Row(ew.binary(hl.AddOp), _alpha_is_one),
-    aten.sub.Tensor: Row(ew.binary(hl.SubOp), _alpha_is_one),
-    aten.sub.Scalar: Row(ew.binary(hl.SubOp), _alpha_is_one),
+    aten.add.Tensor: Row(ew.binary(hl.AddOp), ew.scalar_alpha),
+    aten.add.Scalar: Row(ew.binary(hl.AddOp), ew.scalar_alpha),
+    aten.sub.Tensor: Row(ew.binary(hl.SubOp), ew.scalar_alpha),
+    aten.sub.Scalar: Row(ew.binary(hl.SubOp), ew.scalar_alpha),
     aten.mul.Tensor: Row(ew.binary(hl.MulOp)),
     aten.mul.Scalar: Row(ew.binary(hl.MulOp)),
     aten.div.Tensor: Row(ew.binary(hl.DivOp)),
@@ -163,6 +172,9 @@ TABLE: dict[object, Row] = {
     aten.logical_not.default: Row(ew.convert_logical_not),
     aten.bitwise_not.default: Row(ew.convert_logical_not, _of_bool),
     aten.bitwise_or.Tensor: Row(ew.convert_bool_or, _of_bool),
+    aten.logical_and.default: Row(ew.logical("and"), _tensor_operands),
+    aten.logical_or.default: Row(ew.logical("or"), _tensor_operands),
+    aten.logical_xor.default: Row(ew.logical("xor"), _tensor_operands),
     aten.isnan.default: Row(ew.convert_isnan),
     aten.isposinf.default: Row(ew.signed_infinity(1.0), ew.floating_input),
     aten.isneginf.default: Row(ew.signed_infinity(-1.0), ew.floating_input),
@@ -201,6 +213,8 @@ TABLE: dict[object, Row] = {
     aten.constant_pad_nd.default: Row(gen.convert_pad),
     aten.scalar_tensor.default: Row(ew.convert_full),
     aten.full_like.default: Row(ew.convert_full),
+    aten.fill.Scalar: Row(ew.convert_full, _number_fill),
+    aten.fill.Tensor: Row(vw.convert_copy),
     # matrix products, gathers, attention
     aten.mm.default: Row(st.convert_matmul, _cublaslt_product),
     aten.bmm.default: Row(st.convert_matmul, _cublaslt_product),

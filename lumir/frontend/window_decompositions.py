@@ -24,6 +24,12 @@ from lumir.frontend.dtypes import opmath_dtype
 
 aten = torch.ops.aten
 
+MAX_WINDOW_OFFSETS = 1024
+"""The most kernel offsets a decomposed convolution or pool gathers. Each offset is a
+slice of the input in the program, so a larger window (an average pool whose kernel is
+a whole 32 x 32 feature map and more) stays in eager, as ATen's own kernel, rather than
+growing the program by thousands of ops."""
+
 
 def output_sizes(
     sizes: list[int],
@@ -46,6 +52,41 @@ def output_sizes(
     return counts
 
 
+def input_offsets(size: int, k: int, s: int, p: int, d: int, count: int) -> list[int]:
+    """The kernel offsets along one axis that meet the input at some output position.
+
+    The others read padding at every position, which a pool may skip: a sum adds 0 and
+    a maximum meets -inf there. An EfficientNet's `AvgPool2d(2560, ceil_mode=True)`
+    over a 1 x 1 map keeps one offset of 2560 per axis. A symbolic size keeps every
+    offset, since comparing it would specialise a dynamic length."""
+    if not isinstance(size, int):
+        return list(range(k))
+    kept = []
+    for offset in range(k):
+        start = offset * d
+        first = max(0, -(-(p - start) // s))  # the first position past the left padding
+        if first < count and start + first * s < p + size:
+            kept.append(offset)
+    return kept
+
+
+def kept_offsets(
+    sizes: list[int],
+    kernel: list[int],
+    stride: list[int],
+    padding: list[int],
+    dilation: list[int],
+    counts: list[int],
+) -> list[list[int]] | None:
+    """`input_offsets` along each windowed axis, or None when they are more than
+    `MAX_WINDOW_OFFSETS` in all (the pool then stays in eager)."""
+    kept = [
+        input_offsets(*axis)
+        for axis in zip(sizes, kernel, stride, padding, dilation, counts, strict=True)
+    ]
+    return kept if math.prod(len(axis) for axis in kept) <= MAX_WINDOW_OFFSETS else None
+
+
 def windows(
     x: torch.Tensor,
     kernel: list[int],
@@ -55,24 +96,27 @@ def windows(
     counts: list[int],
     fill: float,
     ceil_mode: bool = False,
+    offsets: list[list[int]] | None = None,
 ) -> torch.Tensor:
     """[batch, channels, counts..., kernel offsets]: for each offset of the kernel (in
-    row-major order), the input value it meets at each output position; positions in
-    the padding (and past it, for a `ceil_mode` window) read `fill`.
+    row-major order; only `offsets` along each axis when given), the input value it
+    meets at each output position; positions in the padding (and past it, for a
+    `ceil_mode` window) read `fill`.
 
     Without `ceil_mode` every window ends inside the padded input, so the padding is
     `padding` on both sides and nothing compares a symbolic size (which would
     specialise a dynamic length)."""
+    taken_offsets = offsets if offsets is not None else [list(range(k)) for k in kernel]
     pads: list[int] = []
-    for size, k, s, p, d, count in zip(
-        x.shape[2:], kernel, stride, padding, dilation, counts, strict=True
+    for size, kept, s, p, d, count in zip(
+        x.shape[2:], taken_offsets, stride, padding, dilation, counts, strict=True
     ):
-        right = max(p, (count - 1) * s + d * (k - 1) + 1 - size - p) if ceil_mode else p
+        right = max(p, (count - 1) * s + d * kept[-1] + 1 - size - p) if ceil_mode else p
         pads = [p, right, *pads]  # constant_pad_nd pads the last dimension first
     if any(pads):
         x = torch.constant_pad_nd(x, pads, fill)
     taken = []
-    for offsets in itertools.product(*(range(k) for k in kernel)):
+    for offsets in itertools.product(*taken_offsets):
         window = x
         for axis, (offset, count, s, d) in enumerate(
             zip(offsets, counts, stride, dilation, strict=True)
@@ -106,12 +150,19 @@ def convolution(
     rank = weight.dim() - 2
     if rank not in (1, 2, 3) or x.dim() != rank + 2:
         return NotImplemented
+    # One value stands for every dimension, as in ATen: `padding="valid"` reaches the
+    # graph as `padding=[0]` (EfficientNet's strided depthwise convolutions).
+    stride, padding, dilation = (_expand(v, rank) for v in (stride, padding, dilation))
+    output_padding = _expand(output_padding, rank)
+    kernel = list(weight.shape[2:])
+    patch = list(stride) == kernel and not any(padding) and set(dilation) == {1}
+    if (transposed or groups != 1 or not patch) and math.prod(kernel) > MAX_WINDOW_OFFSETS:
+        return NotImplemented
     if transposed:
         return _transposed_convolution(
             x, weight, bias, stride, padding, dilation, output_padding, groups
         )
-    kernel = list(weight.shape[2:])
-    if groups == 1 and list(stride) == kernel and not any(padding) and set(dilation) == {1}:
+    if groups == 1 and patch:
         return _patch_convolution(x, weight, bias, kernel)
     return _windowed_convolution(x, weight, bias, stride, padding, dilation, groups)
 
@@ -251,10 +302,14 @@ def max_pool_with_indices(
     x, unbatched = _batched(x, rank)
     sizes = list(x.shape[2:])
     counts = output_sizes(sizes, kernel, strides, pads, dilations, ceil_mode)
-    gathered = windows(x, kernel, strides, pads, dilations, counts, float("-inf"), ceil_mode)
+    kept = kept_offsets(sizes, kernel, strides, pads, dilations, counts)
+    if kept is None:
+        return NotImplemented
+    args = (kernel, strides, pads, dilations, counts)
+    gathered = windows(x, *args, float("-inf"), ceil_mode, kept)
     values = gathered.amax(-1)
     plane = torch.arange(math.prod(sizes), device=x.device).reshape(1, 1, *sizes)
-    positions = windows(plane, kernel, strides, pads, dilations, counts, -1, ceil_mode)
+    positions = windows(plane, *args, -1, ceil_mode, kept)
     valid = positions >= 0
     last_nan = torch.where(valid & gathered.isnan(), positions, -1).amax(-1)
     is_max = valid & (gathered == values.unsqueeze(-1))
@@ -289,22 +344,27 @@ def avg_pool(
     sizes, ones = list(x.shape[2:]), [1] * rank
     counts = output_sizes(sizes, kernel, strides, pads, ones, ceil_mode)
     partial = ceil_mode and counts != output_sizes(sizes, kernel, strides, pads, ones, False)
+    kept = kept_offsets(sizes, kernel, strides, pads, ones, counts)
+    # ones where a position counts: the input, and its padding when that counts
+    inside_sizes, around = list(sizes), list(pads)
+    if count_include_pad:
+        inside_sizes, around = [n + 2 * p for n, p in zip(sizes, pads, strict=True)], [0] * rank
+    divides_by_count = not divisor_override and (partial or not count_include_pad)
+    counted = kept_offsets(inside_sizes, kernel, strides, around, ones, counts)
+    if kept is None or (divides_by_count and counted is None):
+        return NotImplemented
     compute = opmath_dtype(x.dtype)
-    total = windows(x.to(compute), kernel, strides, pads, ones, counts, 0.0, partial).sum(-1)
+    total = windows(x.to(compute), kernel, strides, pads, ones, counts, 0.0, partial, kept)
     if divisor_override:
-        result = total / divisor_override
-    elif count_include_pad and not partial:
-        result = total / math.prod(kernel)
+        result = total.sum(-1) / divisor_override
+    elif not divides_by_count:
+        result = total.sum(-1) / math.prod(kernel)
     else:
-        # ones where a position counts: the input, and its padding when that counts
         inside = torch.ones(1, 1, *sizes, dtype=compute, device=x.device)
-        around = [0] * rank
         if count_include_pad:
             inside = torch.constant_pad_nd(inside, [p for p in reversed(pads) for _ in (0, 1)], 1.0)
-        else:
-            around = pads
-        taken = windows(inside, kernel, strides, around, ones, counts, 0.0, partial)
-        result = total / taken.sum(-1)
+        taken = windows(inside, kernel, strides, around, ones, counts, 0.0, partial, counted)
+        result = total.sum(-1) / taken.sum(-1)
     result = result.to(x.dtype)
     return result.squeeze(0) if unbatched else result
 

@@ -244,9 +244,13 @@ VISION = {
     "siglip_vision": lambda: transformers.SiglipVisionModel(
         transformers.SiglipVisionConfig(**_VISION)
     ),
+    "beit": lambda: transformers.BeitModel(
+        transformers.BeitConfig(**_VISION, use_relative_position_bias=True)
+    ),
 }
 """Vision transformers: the patch embedding is a convolution whose stride is its kernel,
-which lumir decomposes into patches times a matrix (`_patch_convolution`)."""
+which lumir decomposes into patches times a matrix (`_patch_convolution`). BEiT builds
+its relative-position index with `fill.Tensor`."""
 
 
 @torch.no_grad()
@@ -287,6 +291,14 @@ _SPEECH = dict(
 )
 
 CONVOLUTIONAL = {
+    "efficientnet": (  # padding="valid"; its pooler is AvgPool2d(hidden_dim) over a 1 x 1 map
+        lambda: transformers.EfficientNetModel(
+            transformers.EfficientNetConfig(
+                image_size=32, width_coefficient=0.25, depth_coefficient=0.25, hidden_dim=320
+            )
+        ),
+        _pixels,
+    ),
     "resnet": (
         lambda: transformers.ResNetModel(
             transformers.ResNetConfig(hidden_sizes=[8, 16], depths=[1, 1], embedding_size=8)
