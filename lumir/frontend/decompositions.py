@@ -173,19 +173,78 @@ def _batch_norm_inference(
     return result.to(x.dtype), empty, empty.clone()
 
 
+def _channels_last(*tensors: torch.Tensor) -> torch.memory_format | None:
+    """The channels-last format ATen gives a convolution's or pool's result when an
+    input (or a convolution's weight) is laid out channels last, else None."""
+    for tensor in tensors:
+        if not isinstance(tensor, torch.Tensor) or tensor.is_contiguous():
+            continue
+        if tensor.dim() == 4 and tensor.is_contiguous(memory_format=torch.channels_last):
+            return torch.channels_last
+        if tensor.dim() == 5 and tensor.is_contiguous(memory_format=torch.channels_last_3d):
+            return torch.channels_last_3d
+    return None
+
+
+def _in_layout(result: object, layout: torch.memory_format | None) -> object:
+    if result is NotImplemented:
+        return result
+    if isinstance(result, tuple):
+        return tuple(_in_layout(part, layout) for part in result)
+    assert isinstance(result, torch.Tensor)
+    return result.contiguous(memory_format=layout or torch.contiguous_format)
+
+
+def _with_aten_strides(decomposition: Callable[..., object], layout_from: int = 0):
+    """`decomposition` with its result laid out as ATen's kernel lays it out: channels
+    last when input `layout_from` (or, for a convolution, its weight) is, contiguous
+    otherwise. The strides are what user code after the op sees while aot_autograd
+    traces it: torch's `repeat` keeps a permuted input's order, so WavLM's `.view` of
+    its repeated position bias failed the trace where eager's contiguous result views.
+    In `hl` the layout is free (`clone` is the value itself)."""
+
+    @functools.wraps(decomposition)
+    def decompose(*args: object, **kwargs: object) -> object:
+        inputs = args[layout_from : layout_from + 2] if layout_from >= 0 else ()
+        return _in_layout(decomposition(*args, **kwargs), _channels_last(*inputs))  # type: ignore[arg-type]
+
+    return decompose
+
+
+_CONTIGUOUS_RESULTS = (aten.repeat.default, aten._weight_norm_interface.default)
+"""Overloads whose torch decomposition keeps an input's permuted layout where ATen's
+kernel returns a contiguous tensor."""
+
+_LAYOUT_FOLLOWS_INPUT = (aten._adaptive_avg_pool2d.default,)
+"""Overloads whose torch decomposition returns a contiguous tensor where ATen's kernel
+keeps a channels-last input channels last."""
+
 OWN_DECOMPOSITIONS: dict[object, Callable[..., object]] = {
     aten.roll.default: _roll,
-    aten.convolution.default: convolution,
-    aten.max_pool2d_with_indices.default: functools.partial(max_pool_with_indices, 2),
-    aten.max_pool3d_with_indices.default: functools.partial(max_pool_with_indices, 3),
-    aten.avg_pool2d.default: functools.partial(avg_pool, 2),
-    aten.avg_pool3d.default: functools.partial(avg_pool, 3),
+    aten.convolution.default: _with_aten_strides(convolution),
+    aten.max_pool2d_with_indices.default: _with_aten_strides(
+        functools.partial(max_pool_with_indices, 2)
+    ),
+    aten.max_pool3d_with_indices.default: _with_aten_strides(
+        functools.partial(max_pool_with_indices, 3)
+    ),
+    aten.avg_pool2d.default: _with_aten_strides(functools.partial(avg_pool, 2)),
+    aten.avg_pool3d.default: _with_aten_strides(functools.partial(avg_pool, 3)),
     aten._native_batch_norm_legit_no_training.default: _batch_norm_inference,
 }
 """Overloads lumir decomposes itself, where torch's decomposition needs an op `hl` lacks."""
 
 
+def _torch_decompositions() -> dict[object, Callable[..., object]]:
+    table = get_decompositions(list(DECOMPOSED))
+    for overload in _CONTIGUOUS_RESULTS:
+        table[overload] = _with_aten_strides(table[overload], layout_from=-1)
+    for overload in _LAYOUT_FOLLOWS_INPUT:
+        table[overload] = _with_aten_strides(table[overload])
+    return table
+
+
 @functools.cache
 def lumir_decompositions() -> dict[object, Callable[..., object]]:
     """Overload -> decomposition: torch's for `DECOMPOSED`, lumir's own for the rest."""
-    return {**get_decompositions(list(DECOMPOSED)), **OWN_DECOMPOSITIONS}
+    return {**_torch_decompositions(), **OWN_DECOMPOSITIONS}

@@ -341,6 +341,10 @@ CONVOLUTIONAL = {
         ),
         _pixels,
     ),
+    "wavlm": (  # repeats its permuted relative-position bias, then views it
+        lambda: transformers.WavLMModel(transformers.WavLMConfig(**_SPEECH)),
+        _audio,
+    ),
     "wav2vec2": (
         lambda: transformers.Wav2Vec2Model(transformers.Wav2Vec2Config(**_SPEECH)),
         _audio,

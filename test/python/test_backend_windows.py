@@ -94,3 +94,34 @@ def test_bf16_module_is_as_close_to_f64_as_eager_bf16(name: str) -> None:
     eager_error = (module(half).double() - exact).abs()
     ulp = exact.abs().clamp_min(1.0) * 2**-7
     assert ((got.double() - exact).abs() <= eager_error + ulp).all()
+
+
+class _ViewsTheLayout(torch.nn.Module):
+    """`module`, then a `.view` that only works on the strides ATen's kernels give:
+    channels-last results permuted to channels-last order, a repeated permuted tensor
+    (WavLM's relative-position bias)."""
+
+    def __init__(self, module: torch.nn.Module) -> None:
+        super().__init__()
+        self.module = module
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.module(x)
+        flat = y.permute(0, 2, 3, 1).view(y.shape[0], -1)
+        repeated = x.permute(0, 3, 1, 2).repeat(2, 1, 1, 1).view(-1, x.shape[2])
+        return torch.cat([flat.flatten(), repeated.flatten()])
+
+
+@torch.no_grad()
+@pytest.mark.parametrize(
+    "name", ["conv-batch-norm-relu", "max-pool", "avg-pool", "adaptive-avg-pool"]
+)
+def test_user_views_see_atens_strides_after_a_decomposed_op(name: str) -> None:
+    """aot_autograd traces the code after a decomposed op with the decomposition's
+    strides: a channels-last convolution or pool must stay channels last and `repeat`
+    must be contiguous, or a `.view` eager runs fails the trace and the whole graph
+    falls back."""
+    torch.manual_seed(0)
+    module = _ViewsTheLayout(MODULES[name]().eval())
+    x = torch.randn(2, 4, 9, 10).to(memory_format=torch.channels_last)
+    torch.testing.assert_close(_compile(module, x), module(x), atol=1e-5, rtol=1e-5)
