@@ -55,7 +55,9 @@ def _compute_dtype(
     f32 (or wider) tensor as the second operand of a half result. ATen's CPU mul and div
     read such an operand (a Python float that `dynamic=True` lifts into a graph input is
     one) at its own precision; as the first operand, or in add and sub, they round it to
-    the half type first, as the operands' cast does here."""
+    the half type first, as the operands' cast does here. A 0-d tensor on the GPU is
+    no CPU scalar to ATen: it is cast to the half type like any operand (CUDA eager's
+    `x * torch.tensor(0.1, device="cuda")`), and so it is here."""
     if result not in HALF_DTYPES:
         return result
     for arg in node.args:
@@ -73,6 +75,7 @@ def _compute_dtype(
         reads_scalars_exactly
         and isinstance(value, torch.Tensor)
         and value.dim() == 0
+        and value.device.type == "cpu"
         and value.dtype.is_floating_point
         and value.dtype not in HALF_DTYPES
     ):

@@ -375,9 +375,15 @@ def test_convolutional_model_compiles_whole_and_matches_eager(name: str, device:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         got = torch.compile(model, backend="lumir")(**arguments).last_hidden_state
-    fallbacks = [w for w in caught if issubclass(w.category, LumirFallbackWarning)]
-    assert fallbacks == [], [str(w.message) for w in fallbacks]
+    fallbacks = [str(w.message) for w in caught if issubclass(w.category, LumirFallbackWarning)]
+    allowed = EAGER_ON_CUDA.get(name) if device == "cuda" else None
+    assert all(allowed and m.endswith(f"run in eager ({allowed})") for m in fallbacks), fallbacks
     torch.testing.assert_close(got.cpu(), want, atol=1e-4, rtol=1e-4)
+
+
+EAGER_ON_CUDA = {"wavlm": "aten._to_copy.default"}
+"""The one op a model leaves in eager on a GPU: WavLM computes its relative-position
+buckets on the CPU and copies them to the GPU, and a copy between devices is eager's."""
 
 
 @torch.no_grad()

@@ -144,3 +144,15 @@ def test_dynamic_true_python_float_first_stays_a_cuda_graph():
         assert got.is_cuda
         torch.testing.assert_close(got, reference(eps, x, scale), atol=2e-2, rtol=2e-2)
     assert all(graph.fallback_ops == [] for graph in stats.GRAPHS)
+
+
+@torch.no_grad()
+@pytest.mark.parametrize("where", ["cpu", "cuda"])
+def test_a_0d_f32_tensor_times_a_half_tensor_gives_cuda_eagers_bits(where):
+    """ATen reads a 0-d CPU f32 tensor (a CPU scalar) of a half mul or div at f32, and
+    casts a 0-d CUDA one to the half type like any operand; lumir does the same."""
+    x = torch.randn(64, 96, device="cuda").bfloat16()
+    scale = torch.tensor(0.1, device=where)
+    for fn in (lambda a, s: a * s, lambda a, s: a / s):
+        torch._dynamo.reset()
+        assert torch.equal(torch.compile(fn, backend="lumir")(x, scale), fn(x, scale))
