@@ -195,17 +195,17 @@ def _in_layout(result: object, layout: torch.memory_format | None) -> object:
     return result.contiguous(memory_format=layout or torch.contiguous_format)
 
 
-def _with_aten_strides(decomposition: Callable[..., object], layout_from: int = 0):
+def _with_aten_strides(decomposition: Callable[..., object], follows_input: bool = True):
     """`decomposition` with its result laid out as ATen's kernel lays it out: channels
-    last when input `layout_from` (or, for a convolution, its weight) is, contiguous
-    otherwise. The strides are what user code after the op sees while aot_autograd
+    last when `follows_input` and the input (or, for a convolution, its weight) is,
+    contiguous otherwise. The strides are what user code after the op sees while aot_autograd
     traces it: torch's `repeat` keeps a permuted input's order, so WavLM's `.view` of
     its repeated position bias failed the trace where eager's contiguous result views.
     In `hl` the layout is free (`clone` is the value itself)."""
 
     @functools.wraps(decomposition)
     def decompose(*args: object, **kwargs: object) -> object:
-        inputs = args[layout_from : layout_from + 2] if layout_from >= 0 else ()
+        inputs = args[:2] if follows_input else ()
         return _in_layout(decomposition(*args, **kwargs), _channels_last(*inputs))  # type: ignore[arg-type]
 
     return decompose
@@ -238,7 +238,7 @@ OWN_DECOMPOSITIONS: dict[object, Callable[..., object]] = {
 def _torch_decompositions() -> dict[object, Callable[..., object]]:
     table = get_decompositions(list(DECOMPOSED))
     for overload in _CONTIGUOUS_RESULTS:
-        table[overload] = _with_aten_strides(table[overload], layout_from=-1)
+        table[overload] = _with_aten_strides(table[overload], follows_input=False)
     for overload in _LAYOUT_FOLLOWS_INPUT:
         table[overload] = _with_aten_strides(table[overload])
     return table

@@ -111,7 +111,7 @@ def binary(op_class: type[hl.ElementwiseBinaryOp]) -> Converter:
         alpha = node.kwargs.get("alpha", 1)
         if rounds_scalars:
             compute = result
-        elif alpha != 1 and result in HALF_DTYPES:
+        elif alpha != 1:
             compute = opmath_dtype(result)
         else:
             compute = _compute_dtype(cx, node, result, reads_scalars_exactly)

@@ -152,8 +152,9 @@ def convolution(
         return NotImplemented
     # One value stands for every dimension, as in ATen: `padding="valid"` reaches the
     # graph as `padding=[0]` (EfficientNet's strided depthwise convolutions).
-    stride, padding, dilation = (_expand(v, rank) for v in (stride, padding, dilation))
-    output_padding = _expand(output_padding, rank)
+    stride, padding, dilation, output_padding = (
+        _expand(values, rank) for values in (stride, padding, dilation, output_padding)
+    )
     kernel = list(weight.shape[2:])
     patch = list(stride) == kernel and not any(padding) and set(dilation) == {1}
     if (transposed or groups != 1 or not patch) and math.prod(kernel) > MAX_WINDOW_OFFSETS:
@@ -355,16 +356,17 @@ def avg_pool(
         return NotImplemented
     compute = opmath_dtype(x.dtype)
     total = windows(x.to(compute), kernel, strides, pads, ones, counts, 0.0, partial, kept)
+    total = total.sum(-1)
     if divisor_override:
-        result = total.sum(-1) / divisor_override
+        result = total / divisor_override
     elif not divides_by_count:
-        result = total.sum(-1) / math.prod(kernel)
+        result = total / math.prod(kernel)
     else:
         inside = torch.ones(1, 1, *sizes, dtype=compute, device=x.device)
         if count_include_pad:
             inside = torch.constant_pad_nd(inside, [p for p in reversed(pads) for _ in (0, 1)], 1.0)
         taken = windows(inside, kernel, strides, around, ones, counts, 0.0, partial, counted)
-        result = total.sum(-1) / taken.sum(-1)
+        result = total / taken.sum(-1)
     result = result.to(x.dtype)
     return result.squeeze(0) if unbatched else result
 
