@@ -13,6 +13,9 @@ why it does not apply. They all run the same module on the same inputs.
 - lumir-autotune: the same with `options={"autotune": True}`: each cuBLASLt call runs
   the fastest of the heuristic's best algorithms, measured once per problem (its first
   call includes the measuring unless the cache in `LUMIR_CACHE_DIR` already has them).
+- lumir-unchunked: the same with `options={"chunk_bytes": 0}`: every row-local GEMM
+  group runs whole (chunk-rows off), to measure what running a long prompt's MLP in row
+  chunks costs in time and saves in memory.
 - lumir-direct / lumir-direct-replay (residual chain and Llama layer): the module
   written as `hl`, compiled with lumir-pipeline and loaded with `lumir.runtime.load`;
   `-direct` times `program(...)` (input binding, replay, output copy), `-replay` only
@@ -47,6 +50,7 @@ ORDER = (
     "lumir-direct-replay",
     "lumir",
     "lumir-autotune",
+    "lumir-unchunked",
     "reduce-overhead",
     "inductor",
     "max-autotune-no-cudagraphs",
@@ -62,6 +66,7 @@ ESTIMATE_S = {
     ("chain", "lumir-direct-replay"): 10,
     ("chain", "lumir-autotune"): 20,
     ("chain", "lumir"): 20,
+    ("chain", "lumir-unchunked"): 20,
     ("chain", "inductor"): 15,
     ("chain", "reduce-overhead"): 15,
     ("chain", "max-autotune-no-cudagraphs"): 45,
@@ -72,6 +77,7 @@ ESTIMATE_S = {
     ("layer", "lumir-direct-replay"): 15,
     ("layer", "lumir-autotune"): 20,
     ("layer", "lumir"): 20,
+    ("layer", "lumir-unchunked"): 20,
     ("layer", "inductor"): 15,
     ("layer", "reduce-overhead"): 15,
     ("layer", "max-autotune-no-cudagraphs"): 60,
@@ -80,6 +86,7 @@ ESTIMATE_S = {
     ("llama", "eager-graph"): 5,
     ("llama", "lumir-autotune"): 70,
     ("llama", "lumir"): 60,
+    ("llama", "lumir-unchunked"): 60,
     ("llama", "inductor"): 32,
     ("llama", "reduce-overhead"): 25,
     ("llama", "max-autotune-no-cudagraphs"): 150,
@@ -88,6 +95,7 @@ ESTIMATE_S = {
     ("gpt2", "eager-graph"): 5,
     ("gpt2", "lumir-autotune"): 70,
     ("gpt2", "lumir"): 60,
+    ("gpt2", "lumir-unchunked"): 60,
     ("gpt2", "inductor"): 32,
     ("gpt2", "reduce-overhead"): 25,
     ("gpt2", "max-autotune-no-cudagraphs"): 150,
@@ -122,8 +130,8 @@ def prepare(name: str, workload: Workload, device: torch.device) -> Prepared:
         return _eager_graph(workload, device)
     if name in INDUCTOR_MODES:
         return _inductor(workload, INDUCTOR_MODES[name], name in CUDAGRAPH_MODES)
-    if name in ("lumir", "lumir-autotune"):
-        return _lumir_backend(workload, autotune=name == "lumir-autotune")
+    if name in LUMIR_OPTIONS:
+        return _lumir_backend(workload, LUMIR_OPTIONS[name])
     if name in ("lumir-direct", "lumir-direct-replay"):
         return _lumir_direct(workload, device, replay=name == "lumir-direct-replay")
     raise ValueError(f"unknown candidate {name!r}")
@@ -196,11 +204,18 @@ def lumir_backend_available() -> bool:
     return "lumir" in torch._dynamo.list_backends(exclude_tags=())
 
 
-def _lumir_backend(workload: Workload, autotune: bool = False) -> Prepared:
+LUMIR_OPTIONS: dict[str, dict[str, object] | None] = {
+    "lumir": None,
+    "lumir-autotune": {"autotune": True},
+    "lumir-unchunked": {"chunk_bytes": 0},
+}
+"""The backend candidates and the `torch.compile` options each passes."""
+
+
+def _lumir_backend(workload: Workload, options: dict[str, object] | None) -> Prepared:
     if not lumir_backend_available():
         raise NotApplicable("lumir: backend not available")
     torch._dynamo.reset()
-    options = {"autotune": True} if autotune else None
     compiled = torch.compile(workload.module, backend="lumir", dynamic=False, options=options)
     return _with_output(lambda: workload.call(compiled))
 

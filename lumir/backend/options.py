@@ -13,6 +13,7 @@ from dataclasses import dataclass, fields
 
 from lumir.egraph_bridge.fuse_pass import PRECISION_EXCLUDES
 from lumir.egraph_bridge.rulesets import FAMILIES, UnknownRuleFamilyError, select_families
+from lumir.passes.chunk_rows import MAX_BYTES as CHUNK_BYTES
 from lumir.runtime.gemm_autotune import AutotuneSettingError, autotune_requested
 
 
@@ -46,6 +47,9 @@ class BackendOptions:
     """Let one-row bf16/f16 GEMMs run as lumir's GEMV where the cost model says it is faster."""
     group_gemv: bool = True
     """Run the GEMV calls that read one activation as one launch (group-gemv; needs gemv)."""
+    chunk_bytes: int = CHUNK_BYTES
+    """Run a row-local GEMM group whose temporaries exceed this many bytes in row chunks
+    (chunk-rows: a long prompt's MLP); 0 never chunks."""
     group_launches: bool = True
     """Run a decode layer's KV-cache writes, and the cache counters' adds, as one launch
     each (group-launches, on the program loaded after the in-place rewrite)."""
@@ -118,6 +122,12 @@ def parse_options(
         raise LumirOptionError(
             f"lumir option 'cache_size' must be an integer >= 1, got {cache_size!r}"
         )
+    chunk_bytes = given.get("chunk_bytes", CHUNK_BYTES)
+    if not isinstance(chunk_bytes, int) or isinstance(chunk_bytes, bool) or chunk_bytes < 0:
+        raise LumirOptionError(
+            f"lumir option 'chunk_bytes' must be an integer >= 0 (bytes; 0 never chunks), "
+            f"got {chunk_bytes!r}"
+        )
     report = (
         _flag("report", given["report"])
         if "report" in given
@@ -143,6 +153,7 @@ def parse_options(
         fuse_kernels=_flag("fuse_kernels", given.get("fuse_kernels", True)),
         gemv=_flag("gemv", given.get("gemv", True)),
         group_gemv=_flag("group_gemv", given.get("group_gemv", True)),
+        chunk_bytes=chunk_bytes,
         group_launches=_flag("group_launches", given.get("group_launches", True)),
         autotune=autotune,
     )

@@ -1,7 +1,7 @@
 """The pipeline as the backend runs it: per-length stages around a once-per-graph fusion.
 
 `lumir-pipeline` is hl-canonicalize, hl-to-cublaslt, cublaslt-fuse, cublaslt-verify,
-fuse-kernels, lower-to-cublaslt-rt, group-gemv, share-buffers. The backend splits it
+fuse-kernels, lower-to-cublaslt-rt, group-gemv, chunk-rows, share-buffers. The backend splits it
 where the cost is: `prepare` (canonicalize and lower to cublaslt: cheap, run for every
 concrete length), `fuse` (equality saturation and verified extraction: run once per
 graph, counted), and `lower` (to runtime buffers, per length). Each stage's output can
@@ -20,6 +20,7 @@ from xdsl.printer import Printer
 from lumir.backend.options import BackendOptions
 from lumir.context import lumir_context
 from lumir.egraph_bridge.fuse_pass import CublasltFusePass
+from lumir.passes.chunk_rows import ChunkRowsPass
 from lumir.passes.fuse_kernels import FuseKernelsPass
 from lumir.passes.group_gemv import GroupGemvPass
 from lumir.passes.hl_canonicalize import HLCanonicalizePass
@@ -99,11 +100,13 @@ def fuse(module: ModuleOp, options: BackendOptions, dump: Dumper) -> ModuleOp:
 
 def lower(module: ModuleOp, dump: Dumper, options: BackendOptions | None = None) -> ModuleOp:
     """The rest of lumir-pipeline (modifies `module`): fuse-kernels unless turned off,
-    lower-to-cublaslt-rt, group-gemv when `gemv` and `group_gemv` are on, share-buffers.
+    lower-to-cublaslt-rt, group-gemv when `gemv` and `group_gemv` are on, chunk-rows
+    unless `chunk_bytes` is 0, share-buffers.
 
     `lumir.runtime.load` verifies the result. The backend option `fuse_kernels=False`
     skips fuse-kernels (one launch per hl op); `gemv=False` keeps every plan on
-    cuBLASLt; `group_gemv=False` keeps one launch per GEMV call. No options: the
+    cuBLASLt; `group_gemv=False` keeps one launch per GEMV call; `chunk_bytes` bounds the
+    temporaries of a row-local GEMM group before it runs in chunks. No options: the
     defaults.
     """
     options = options or BackendOptions()
@@ -117,6 +120,9 @@ def lower(module: ModuleOp, dump: Dumper, options: BackendOptions | None = None)
     if options.gemv and options.group_gemv:
         GroupGemvPass().apply(ctx, module)
         dump("group-gemv", module)
+    if options.chunk_bytes:
+        ChunkRowsPass(max_bytes=options.chunk_bytes).apply(ctx, module)
+        dump("chunk-rows", module)
     ShareBuffersPass().apply(ctx, module)
     dump("share-buffers", module)
     return module

@@ -23,8 +23,8 @@ is dead before the other is first written.
   MLP's SiLU(gate) * up is written over gate, so its three [tokens, intermediate]
   buffers need two places instead of three (a 1B model at 1024 tokens: 16 MiB less).
 - Function arguments, constants and every buffer a result is (or is a view of) are
-  never placed: the caller owns arguments and reads results after the call. Nor is a
-  buffer used only through views (an arena already): so a second run changes nothing.
+  never placed: the caller owns arguments and reads results after the call. Nor is an
+  arena already (bytes used only through views): so a second run changes nothing.
 """
 
 from __future__ import annotations
@@ -94,10 +94,19 @@ def _returned_roots(func: FuncOp) -> set[SSAValue]:
 
 
 def _is_arena(alloc: AllocOp) -> bool:
-    """Whether `alloc` is only ever used through views: an arena (this plan's, from an
-    earlier run), which holds no value of its own and is not placed again."""
+    """Whether `alloc` is an arena (this plan's, from an earlier run): bytes (`i8`, one
+    dimension) only ever used through views, holding no value of its own, so not placed
+    again. A typed buffer written and read only through views (an output that
+    chunk-rows fills by row windows) is a value and is placed like any other."""
+    buffer_type = alloc.memref.type
+    assert isinstance(buffer_type, MemRefType)
     uses = list(alloc.memref.uses)
-    return bool(uses) and all(isinstance(use.operation, ViewOp) for use in uses)
+    return (
+        buffer_type.element_type == i8
+        and len(buffer_type.get_shape()) == 1
+        and bool(uses)
+        and all(isinstance(use.operation, ViewOp) for use in uses)
+    )
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from xdsl.passes import ModulePass, PassPipeline
 
 from lumir.diagnostics import Diagnostic, LumirDiagnosticError, verify_module
 from lumir.passes import available_passes
+from lumir.passes.chunk_rows import MAX_BYTES
 
 PIPELINE = (
     "hl-canonicalize",
@@ -19,11 +20,12 @@ PIPELINE = (
     "fuse-kernels",
     "lower-to-cublaslt-rt",
     "group-gemv",
+    "chunk-rows",
     "share-buffers",
 )
 """The passes of lumir-pipeline, in order. lower-to-cublaslt-rt runs without its buffer
 plan (`share_buffers=false`): share-buffers places the buffers last, after group-gemv
-has moved the grouped calls."""
+has moved the grouped calls and chunk-rows has cut the large row-local groups."""
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,10 @@ class LumirPipelinePass(ModulePass):
     one launch each (`cublaslt_rt.matmul_group`). `group_gemv=false` leaves one launch per
     call and is no stage at all."""
 
+    chunk_bytes: int = MAX_BYTES
+    """Run chunk-rows with this `max_bytes`: a row-local GEMM group (a long prompt's MLP)
+    whose temporaries exceed it runs in row chunks. `chunk_bytes=0` is no stage at all."""
+
     def __post_init__(self) -> None:
         if self.stop_after is not None and self.stop_after not in PIPELINE:
             raise LumirDiagnosticError(
@@ -87,6 +93,9 @@ class LumirPipelinePass(ModulePass):
             elif name == "group-gemv":
                 if self.gemv and self.group_gemv:
                     stages.append(pass_class())
+            elif name == "chunk-rows":
+                if self.chunk_bytes:
+                    stages.append(pass_class(max_bytes=self.chunk_bytes))
             else:
                 stages.append(pass_class())
         return tuple(stages)

@@ -153,3 +153,32 @@ def test_grouped_gemv_decode_step_gives_the_ungrouped_logits_and_is_reported(cap
     layers = config.num_hidden_layers
     assert f"gemv_groups={2 * layers} " in report and "gemv_calls=15 " in report, report
     assert "gemv_groups=0 " in report_off and "gemv_calls=15 " in report_off, report_off
+
+
+@torch.no_grad()
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_chunk_bytes_runs_the_mlps_in_row_chunks_with_the_same_logits(tmp_path, dtype):
+    """With `chunk_bytes` under one MLP's up projection (2 x 20 tokens x 128 features),
+    each layer's gate/up/SiLU·mul runs in row chunks: the logits are bit for bit those
+    of the whole MLP, and the arena of intermediates is smaller."""
+    model, _ = tiny_llama(dtype)
+    ids = torch.randint(0, 128, (2, 20), generator=torch.Generator().manual_seed(2))
+    width = torch.tensor([], dtype=dtype).element_size()
+
+    def run(chunk_bytes: int, directory):
+        torch._dynamo.reset()
+        options = {"chunk_bytes": chunk_bytes, "dump_ir": str(directory)}
+        logits = torch.compile(model, backend="lumir", options=options)(ids, use_cache=False)
+        (program,) = directory.glob("*share-buffers.mlir")
+        return logits.logits, program.read_text()
+
+    chunked, chunked_ir = run(2 * 20 * 128 * width // 3, tmp_path / "chunked")
+    whole, whole_ir = run(0, tmp_path / "whole")
+    assert torch.equal(chunked, whole)
+    assert chunked_ir.count("_rows") > 0 and "_rows" not in whole_ir
+    assert not list((tmp_path / "whole").glob("*chunk-rows.mlir"))
+
+    def arena(text: str) -> int:
+        return int(text.split("%arena = cublaslt_rt.alloc : memref<", 1)[1].split("x", 1)[0])
+
+    assert arena(chunked_ir) < arena(whole_ir)

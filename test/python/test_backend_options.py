@@ -65,6 +65,9 @@ def test_unknown_option_through_torch_compile_names_it():
         ({"device": "tpu"}, "'device' must be 'cpu' or 'cuda"),
         ({"report": "yes"}, "'report' must be True or False"),
         ({"cache_size": 0}, "'cache_size' must be an integer >= 1"),
+        ({"chunk_bytes": -1}, "'chunk_bytes' must be an integer >= 0"),
+        ({"chunk_bytes": True}, "'chunk_bytes' must be an integer >= 0"),
+        ({"chunk_bytes": "8MiB"}, "'chunk_bytes' must be an integer >= 0"),
     ],
 )
 def test_bad_values_name_the_option(options, message):
@@ -111,6 +114,7 @@ def test_dump_ir_writes_every_stage(tmp_path):
             "fuse-kernels.mlir",
             "lower-to-cublaslt-rt.mlir",
             "group-gemv.mlir",
+            "chunk-rows.mlir",
             "share-buffers.mlir",
         ]
     )

@@ -23,6 +23,7 @@ ALL_PASSES = [
     "fuse-kernels",
     "lower-to-cublaslt-rt",
     "group-gemv",
+    "chunk-rows",
     "share-buffers",
     "group-launches",
     "lumir-pipeline",
