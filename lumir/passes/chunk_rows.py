@@ -9,7 +9,9 @@ for as long as the program is loaded, and so part of the peak GPU memory of ever
 
 Every op of that group works on each token's row alone, so it can run a block of rows
 at a time. This pass finds such a group, a `cublaslt_rt.fused_launch` with an
-elementwise body whose inputs are `cublaslt_rt.matmul` results read nowhere else. One
+elementwise body whose inputs are `cublaslt_rt.matmul` results read nowhere else (or a
+one-op product launch, `PROMOTABLE`, as a GELU-gated MLP leaves after gate's GEMM
+computes the GELU). One
 of those matmuls, whose D has the output's type (gate), writes straight into the
 output, whole: the launch will rewrite it in place (SiLU(gate) * up over gate), so it
 needs no bytes of its own either way. When the others' results (up) would be larger
@@ -44,7 +46,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType
+from xdsl.dialects.builtin import AnyFloat, MemRefType, ModuleOp, TensorType
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -54,14 +56,18 @@ from lumir.diagnostics import copy_location
 from lumir.dialects.cublaslt_rt import (
     AllocOp,
     FusedLaunchOp,
+    LaunchOp,
     MatmulOp,
     PlanOp,
     ViewOp,
     buffer_bytes,
     byte_range,
     element_byte_width,
+    hl_op_class,
     overlap,
+    tensor_of,
 )
+from lumir.dialects.hl.fused import YieldOp
 from lumir.dialects.hl.row_program import is_elementwise
 from lumir.passes.buffer_plan import ALIGNMENT
 from lumir.passes.program_order import ProgramOrder
@@ -174,7 +180,7 @@ def _feed(launch: FusedLaunchOp, index: int, rows: int) -> _Feed | None:
         return None
     if _element(root) != _element(value):
         return None
-    users = _users(root)
+    users = [op for op in _users(root) if op.parent_block() is not None]  # in the program
     writers = [op for op in users if isinstance(op, MatmulOp) and op.d is root]
     others = [op for op in users if op is not writers[0]] if len(writers) == 1 else []
     if len(others) != 1 or others[0] is not launch:
@@ -433,18 +439,65 @@ def _erase_unused(value: SSAValue) -> None:
         owner.erase()
 
 
+PROMOTABLE = ("hl.add", "hl.sub", "hl.mul")
+"""One-op launches chunk-rows runs as a fused launch of that op when their group runs in
+chunks. A gated MLP whose activation cuBLASLt's GELU epilogue computes (Gemma) leaves
+only `gate * up` after its GEMMs, one `hl.mul` that fuse-kernels, which fuses chains,
+leaves alone. Each of these ops is exact in f32 and then rounded once, both in torch's
+kernel and in the generated one, so the two write the same bits."""
+
+
+def _promoted(op: LaunchOp) -> FusedLaunchOp | None:
+    """`op` as a fused launch with a body of that one op, when it is `PROMOTABLE` on
+    floats and reads and writes dense buffers."""
+    plain = (
+        op.params is None
+        and op.input_windows is None
+        and op.input_permutations is None
+        and op.output_permutation is None
+    )
+    values = [*op.inputs, op.output]
+    if op.kernel.data not in PROMOTABLE or not plain or op.output in op.inputs:
+        return None
+    if not all(isinstance(_element(v), AnyFloat) for v in values):
+        return None
+    op_class = hl_op_class(op.kernel.data)
+    assert op_class is not None
+    types = [tensor_of(v.type) for v in values]  # type: ignore[arg-type]
+    block = Block(arg_types=types[:-1])
+    inner = op_class.create(operands=list(block.args), result_types=[types[-1]])
+    block.add_ops([inner, YieldOp([inner.results[0]])])
+    fused = FusedLaunchOp(list(op.inputs), [op.output], Region(block))
+    copy_location(op, fused)
+    return fused
+
+
 def chunk_function(module: ModuleOp, func: FuncOp, max_bytes: int = MAX_BYTES) -> int:
     """Chunk `func`'s large row-local groups in place (see the module doc); returns how
     many groups now run in chunks."""
     if not func.body.blocks:
         return 0
+    block = func.body.block
     made = 0
-    launches = [op for op in func.body.block.ops if isinstance(op, FusedLaunchOp)]
-    for launch in launches:
-        group = _match(launch, ProgramOrder(func.body.block), max_bytes)
-        if group is not None:
-            _Chunker(module, group).run()
-            made += 1
+    for op in [op for op in block.ops if isinstance(op, FusedLaunchOp | LaunchOp)]:
+        launch = op if isinstance(op, FusedLaunchOp) else _promoted(op)
+        if launch is None:
+            continue
+        if launch is not op:  # try the fused form in its place (the op, detached, waits)
+            block.insert_op_before(launch, op)
+            op.detach()
+        group = _match(launch, ProgramOrder(block), max_bytes)
+        if launch is not op:
+            if group is None:  # the one-op launch goes back as it was
+                block.insert_op_before(op, launch)
+                launch.detach()
+                launch.erase()
+                continue
+            op.erase()
+        if group is None:
+            continue
+        _Chunker(module, group).run()
+        made += 1
     return made
 
 

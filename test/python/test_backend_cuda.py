@@ -158,15 +158,33 @@ def test_a_0d_f32_tensor_times_a_half_tensor_gives_cuda_eagers_bits(where):
         assert torch.equal(torch.compile(fn, backend="lumir")(x, scale), fn(x, scale))
 
 
+def _tiny_gemma():
+    torch.manual_seed(0)
+    config = transformers.GemmaConfig(
+        vocab_size=128,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=16,
+        max_position_embeddings=512,
+    )
+    return transformers.GemmaForCausalLM(config).eval().cuda(), config
+
+
 @torch.no_grad()
+@pytest.mark.parametrize("family", ["llama", "gemma"])
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-def test_mlps_in_row_chunks_on_cuda_match_the_whole_mlps(tmp_path, dtype):
-    """chunk-rows on CUDA: gate's 512-row chunks written into the output's rows through
-    views, the SiLU·mul kernel rewriting them in place, inside the captured graph. The
-    logits match the unchunked program's and eager's as closely as those match each
-    other (a 256-row GEMM may run another cuBLASLt kernel than a 512-row one)."""
+def test_mlps_in_row_chunks_on_cuda_match_the_whole_mlps(tmp_path, dtype, family):
+    """chunk-rows on CUDA, inside the captured graph: gate's call writes the whole MLP
+    output, then each chunk's up GEMM and product kernel (SiLU·mul for Llama, the bare
+    product after gate's GELU epilogue for Gemma) rewrite its rows in place through
+    views. The logits match the unchunked program's and eager's as closely as those
+    match each other (a 128-row GEMM may run another cuBLASLt kernel than a 512-row
+    one)."""
     torch.backends.cuda.matmul.allow_tf32 = False
-    model, _ = _tiny_llama()
+    model, _ = _tiny_llama() if family == "llama" else _tiny_gemma()
     model = model.to(dtype)
     ids = torch.randint(0, 128, (2, 256), device="cuda", generator=None)
     expected = model(ids, use_cache=False).logits.float()

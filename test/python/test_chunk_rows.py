@@ -1,7 +1,8 @@
 """chunk-rows: a row-local GEMM group run in row chunks computes the same bytes, in less memory.
 
-Random MLP-shaped programs (any batch and sequence, gated or not, an activation, an
-optional weight vector and residual, f32 or a half type) go through lumir-pipeline
+Random MLP-shaped programs (any batch and sequence, gated or not, an activation, tanh
+GELU among them, which becomes gate's GEMM epilogue, an optional weight vector and
+residual, f32 or a half type) go through lumir-pipeline
 with chunk-rows at a random `max_bytes` and without it, and run on the CPU executor:
 the outputs must be byte-identical, the chunked program's arena no larger, and no chunk
 may hold more than `max_bytes` of buffers of its own. Groups over `max_bytes` must run
@@ -40,7 +41,7 @@ def mlps(draw):
     inter = draw(st.sampled_from([32, 40, 64]))
     dtype = draw(st.sampled_from(sorted(DTYPES)))
     gated = draw(st.booleans())
-    act = draw(st.sampled_from(["hl.silu", "hl.sigmoid", "hl.relu", "hl.tanh"]))
+    act = draw(st.sampled_from(["hl.silu", "hl.sigmoid", "hl.relu", "hl.tanh", "gelu"]))
     scaled = draw(st.booleans())
     residual = draw(st.booleans())
     x = f"tensor<{batch}x{seq}x{hidden}x{dtype}>"
@@ -49,7 +50,10 @@ def mlps(draw):
     vec = f"tensor<{inter}x{dtype}>"
     lines = [
         f"%gate = hl.linear %x, %wg : {x}, {w_in} -> {mid}",
-        f"%act = {act} %gate : {mid} -> {mid}",
+        # tanh GELU becomes gate's GEMM epilogue, leaving `gate * up` a one-op launch
+        f'%act = hl.gelu %gate {{approximate = "tanh"}} : {mid} -> {mid}'
+        if act == "gelu"
+        else f"%act = {act} %gate : {mid} -> {mid}",
     ]
     h = "%act"
     if gated:
@@ -118,19 +122,26 @@ def test_chunked_group_gives_the_same_bytes_in_less_memory(case, max_bytes, seed
     )
 
 
+@pytest.mark.parametrize("act", ["hl.silu", "gelu"])
 @pytest.mark.parametrize("dtype", ["f32", "bf16"])
 @pytest.mark.parametrize(("batch", "seq"), [(1, 2), (1, 37), (3, 5), (2, 64)])
-def test_a_group_over_max_bytes_runs_in_chunks(dtype, batch, seq):
+def test_a_group_over_max_bytes_runs_in_chunks(act, dtype, batch, seq):
     """Row widths of 256 bytes or more, so any row may start a chunk: with max_bytes at
-    half the up projection's bytes, the group runs in two or more chunks."""
+    half the up projection's bytes, the group runs in two or more chunks, whether the
+    activation is in the fused kernel (SiLU) or gate's GEMM epilogue (tanh GELU, which
+    leaves a one-op product)."""
     x, mid = f"tensor<{batch}x{seq}x128x{dtype}>", f"tensor<{batch}x{seq}x256x{dtype}>"
     w_in, w_out = f"tensor<256x128x{dtype}>", f"tensor<128x256x{dtype}>"
     text = (
         f"func.func @mlp(%x: {x}, %wg: {w_in}, %wu: {w_in}, %wd: {w_out}) -> {x} {{\n"
         f"  %gate = hl.linear %x, %wg : {x}, {w_in} -> {mid}\n"
         f"  %up = hl.linear %x, %wu : {x}, {w_in} -> {mid}\n"
-        f"  %act = hl.silu %gate : {mid} -> {mid}\n"
-        f"  %h = hl.mul %act, %up : ({mid}, {mid}) -> {mid}\n"
+        + (
+            f'  %act = hl.gelu %gate {{approximate = "tanh"}} : {mid} -> {mid}\n'
+            if act == "gelu"
+            else f"  %act = hl.silu %gate : {mid} -> {mid}\n"
+        )
+        + f"  %h = hl.mul %act, %up : ({mid}, {mid}) -> {mid}\n"
         f"  %down = hl.linear %h, %wd : {mid}, {w_out} -> {x}\n"
         f"  func.return %down : {x}\n}}\n"
     )

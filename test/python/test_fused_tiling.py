@@ -107,7 +107,8 @@ def _llama_launches(seq: int) -> list[tuple[object, ...]]:
 
 
 # A Llama-1B layer's fused kernels in program order: RMSNorm, rotary q, rotary k,
-# RMSNorm, SiLU·mul. The norms keep their launch; the rest are tiled.
+# RMSNorm, SiLU·mul. The norms keep their launch; the rest are tiled. At 1024 tokens
+# the MLP runs in two chunks of 512 rows (chunk-rows), so SiLU·mul is two launches.
 LLAMA_1B = {
     1: [
         (False, (1,), {"BLOCK": 2048}, 4),
@@ -121,7 +122,8 @@ LLAMA_1B = {
         (True, (1024, 1), {"ROWS": 32, "BLOCK": 64}, 4),
         (True, (256, 1), {"ROWS": 32, "BLOCK": 64}, 4),
         (False, (1024,), {"BLOCK": 2048}, 4),
-        (True, (1024, 4), {"ROWS": 1, "BLOCK": 2048}, 4),
+        (True, (512, 4), {"ROWS": 1, "BLOCK": 2048}, 4),
+        (True, (512, 4), {"ROWS": 1, "BLOCK": 2048}, 4),
     ],
 }
 
