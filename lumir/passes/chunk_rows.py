@@ -204,6 +204,10 @@ def _body_chunkable(launch: FusedLaunchOp, full: tuple[int, ...]) -> bool:
 
 
 def _match(launch: FusedLaunchOp, state: ProgramOrder, max_bytes: int) -> _Group | None:
+    """The group `launch` heads, when running it in chunks is legal and saves memory:
+    an elementwise body over whole rows, at least one feed, nothing read sharing the
+    outputs' bytes, temporaries over `max_bytes`, every feed free to move down to the
+    launch, and a chunk size that fits."""
     outputs = list(launch.outputs)
     full = _shape(outputs[0])
     if len(full) < 2 or not is_elementwise(launch.body.block.ops):
