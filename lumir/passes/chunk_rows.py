@@ -182,7 +182,9 @@ def _feed(launch: FusedLaunchOp, index: int, rows: int) -> _Feed | None:
         return None
     users = [op for op in _users(root) if op.parent_block() is not None]  # in the program
     writers = [op for op in users if isinstance(op, MatmulOp) and op.d is root]
-    others = [op for op in users if op is not writers[0]] if len(writers) == 1 else []
+    if len(writers) != 1:
+        return None
+    others = [op for op in users if op is not writers[0]]
     if len(others) != 1 or others[0] is not launch:
         return None
     matmul = writers[0]
@@ -241,7 +243,6 @@ def _match(launch: FusedLaunchOp, state: ProgramOrder, max_bytes: int) -> _Group
         reads = [value for _, value in feed.matmul.read_operands()]
         if not state.can_move_above(reads, [feed.matmul.d], state.crossed(feed.matmul, launch)):
             return None
-    for feed in feeds:
         if feed is not carrier:
             cut += [v for v in (feed.matmul.b, feed.matmul.c) if v is not None]
     chunk = _chunk_size(rows, row_temporaries, max_bytes, _quantum(cut))
@@ -304,7 +305,7 @@ class _Chunker:
         return window
 
     def plan(self, feed: _Feed, rows: int) -> str:
-        """The plan of `feed`'s call narrowed to `rows` (made once, after its own)."""
+        """The plan of `feed`'s call narrowed to `rows` (made once, before its own)."""
         key = (feed.plan.sym_name.data, rows)
         if key not in self.plans:
             name = f"{feed.plan.sym_name.data}_rows{rows}"
@@ -316,12 +317,7 @@ class _Chunker:
                 feed.plan.algorithm.data,
             )
             copy_location(feed.plan, plan)
-            anchor = feed.plan
-            while isinstance(anchor.next_op, PlanOp) and anchor.next_op.sym_name.data.startswith(
-                f"{feed.plan.sym_name.data}_rows"
-            ):
-                anchor = anchor.next_op
-            self.module.body.block.insert_op_after(plan, anchor)
+            self.module.body.block.insert_op_before(plan, feed.plan)
             self.plans[key] = name
         return self.plans[key]
 
