@@ -12,9 +12,6 @@ run a tiny Llama both ways.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -28,6 +25,7 @@ from lumir.dialects.cublaslt_rt import AllocOp, buffer_bytes
 from lumir.parsing import LocatedParser
 from lumir.passes.pipeline import LumirPipelinePass
 from lumir.runtime import load
+from lumir.testing.processes import lumir_opt_outputs
 
 DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
 
@@ -191,14 +189,6 @@ def test_a_long_gated_mlp_runs_in_chunks_of_at_most_max_bytes():
 def test_chunks_are_the_same_in_every_process(tmp_path: Path) -> None:
     path = tmp_path / "mlp.mlir"
     path.write_text(LONG_MLP)
-    outputs = set()
-    for seed in ("1", "2"):
-        done = subprocess.run(
-            [sys.executable, "-m", "lumir.tools.lumir_opt", str(path), "-p",
-             "lumir-pipeline{chunk_bytes=65536}"],
-            capture_output=True, text=True, check=True,
-            env={**os.environ, "PYTHONHASHSEED": seed},
-        )  # fmt: skip
-        outputs.add(done.stdout)
+    outputs = lumir_opt_outputs([str(path), "-p", "lumir-pipeline{chunk_bytes=65536}"], ("1", "2"))
     (text,) = outputs
     assert text.count("cublaslt_rt.fused_launch") == 4

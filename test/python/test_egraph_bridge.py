@@ -9,10 +9,7 @@ own model, and byte-identical output across fresh processes with different hash 
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from dataclasses import dataclass
 
 import pytest
@@ -50,6 +47,7 @@ from lumir.passes.cublaslt_builders import row_major_matmul, row_major_matmul_op
 from lumir.passes.hl_to_cublaslt import HLToCublasltPass
 from lumir.runtime.buffers import shaped_type_parts
 from lumir.runtime.interpreter import interpret
+from lumir.testing.processes import lumir_opt_outputs
 from lumir.verifier import matmul_diagnostics
 
 ALL = FuseConfig(FAMILIES, Limits(node_limit=100_000, iteration_limit=32))
@@ -436,17 +434,12 @@ def test_same_output_in_fresh_processes(tmp_path) -> None:  # type: ignore[no-un
     source = tmp_path / "chain.mlir"
     source.write_text(render(module) + "\n", encoding="utf-8")
     options = "report-rejected=true unsafe-test-rules=unguarded-cast"
-    command = [sys.executable, "-m", "lumir.tools.lumir_opt", str(source)]
-    command += ["-p", f"cublaslt-fuse{{{options}}}"]
-    outputs = set()
-    for seed in HASH_SEEDS:
-        env = {**os.environ, "PYTHONHASHSEED": seed}
-        run = subprocess.run(command, capture_output=True, env=env, check=True)
-        outputs.add(run.stdout + b"\n--- stderr ---\n" + run.stderr)
+    arguments = [str(source), "-p", f"cublaslt-fuse{{{options}}}"]
+    outputs = lumir_opt_outputs(arguments, HASH_SEEDS, with_stderr=True)
     assert len(outputs) == 1
     (output,) = outputs
-    assert b"epilogue gelu_bias" in output
-    assert b"rule 'unguarded-cast'" in output
+    assert "epilogue gelu_bias" in output
+    assert "rule 'unguarded-cast'" in output
 
 
 def test_fused_chain_matches_the_unfused_chain() -> None:

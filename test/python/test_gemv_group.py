@@ -11,10 +11,7 @@ a GPU for a decode layer's shapes.
 from __future__ import annotations
 
 import json
-import os
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -28,6 +25,7 @@ from lumir.passes.pipeline import LumirPipelinePass
 from lumir.runtime import load
 from lumir.testing.fused_check import triton_interpreter_available
 from lumir.testing.gemv_check import gemv_groups, run_in_interpreter
+from lumir.testing.processes import lumir_opt_outputs
 from lumir.testing.programs import seeded_inputs
 
 MIXED = """
@@ -189,15 +187,7 @@ def test_groups_are_the_same_in_every_process(tmp_path: Path) -> None:
     path = tmp_path / "decode.mlir"
     path.write_text(DECODE)
     pipeline = "lumir-pipeline{fuse_kernels=false}"
-    outputs = set()
-    for seed in ("1", "2"):
-        done = subprocess.run(
-            [sys.executable, "-m", "lumir.tools.lumir_opt", str(path), "-p", pipeline],
-            capture_output=True, text=True, check=True,
-            env={**os.environ, "PYTHONHASHSEED": seed},
-        )  # fmt: skip
-        outputs.add(done.stdout)
-    (text,) = outputs
+    (text,) = lumir_opt_outputs([str(path), "-p", pipeline], ("1", "2"))
     assert text.count("cublaslt_rt.matmul_group") == 2
 
 

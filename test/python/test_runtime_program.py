@@ -7,9 +7,6 @@ compare them with the CPU reference executor.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,6 +17,7 @@ from lumir.dialects.hl import HL
 from lumir.runtime import DeviceUnavailableError, load
 from lumir.runtime.cuda_cublaslt import cublaslt_available
 from lumir.runtime.hl_torch import KERNELS
+from lumir.testing.processes import lumir_opt_outputs
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -174,15 +172,8 @@ def test_every_hl_op_has_a_kernel() -> None:
 def test_lowering_is_byte_identical_across_processes() -> None:
     """Plan names, order and printing do not depend on hashing or dict order."""
     source = REPO / "test" / "lit" / "lower-to-cublaslt-rt" / "plans.mlir"
-    outputs = set()
-    for seed in ("0", "1", "12345"):
-        env = {**os.environ, "PYTHONHASHSEED": seed}
-        done = subprocess.run(
-            [sys.executable, "-m", "lumir.tools.lumir_opt", str(source), "-p",
-             "lower-to-cublaslt-rt", "--split-input-file"],
-            env=env, capture_output=True, text=True, check=True, cwd=REPO,
-        )  # fmt: skip
-        outputs.add(done.stdout)
+    arguments = [str(source), "-p", "lower-to-cublaslt-rt", "--split-input-file"]
+    outputs = lumir_opt_outputs(arguments, ("0", "1", "12345"), cwd=REPO)
     assert len(outputs) == 1
     assert "cublaslt_rt.plan @plan0" in outputs.pop()
 
