@@ -97,6 +97,9 @@ class Comparison:
     atol: float
     ok: bool
     note: str = ""
+    nan_in_both: int = 0
+    """Elements that are NaN in the program and the reference but were compared as
+    different (no `--equal-nan`)."""
 
     def line(self) -> str:
         status = "ok" if self.ok else "MISMATCH"
@@ -104,7 +107,16 @@ class Comparison:
             f"max abs error {self.max_abs:.3e}, max rel error {self.max_rel:.3e} "
             f"(rtol {self.rtol:.1e}, atol {self.atol:.1e})"
         )
-        return f"  result {self.index} {self.type_text}: {detail}: {status}"
+        return f"  result {self.index} {self.type_text}: {detail}{self.nan_hint()}: {status}"
+
+    def nan_hint(self) -> str:
+        """Why an error is infinite when the cause is NaN on both sides, and the flag."""
+        if not self.nan_in_both:
+            return ""
+        return (
+            f"; {self.nan_in_both} element(s) are NaN in both the program and the "
+            "reference (--equal-nan counts them as equal)"
+        )
 
 
 class ChunkFailed(Exception):
@@ -197,8 +209,9 @@ def compare(
     x = actual.detach().cpu().to(torch.float64)
     y = expected.detach().cpu().to(torch.float64)
     same = x == y
+    nan_in_both = torch.isnan(x) & torch.isnan(y)
     if equal_nan:
-        same |= torch.isnan(x) & torch.isnan(y)
+        same |= nan_in_both
     error = torch.where(same, torch.zeros_like(x), (x - y).abs())
     error = torch.nan_to_num(error, nan=math.inf)
     max_abs = float(error.max()) if error.numel() else 0.0
@@ -206,7 +219,8 @@ def compare(
     scale = float(finite.max()) if finite.numel() else 0.0
     max_rel = max_abs / scale if scale > 0 else (0.0 if max_abs == 0 else math.inf)
     ok = max_abs <= atol + rtol * scale
-    return Comparison(index, type_text, max_abs, max_rel, rtol, atol, ok)
+    unmatched_nan = 0 if equal_nan else int(nan_in_both.sum())
+    return Comparison(index, type_text, max_abs, max_rel, rtol, atol, ok, "", unmatched_nan)
 
 
 def run_chunk(
@@ -357,7 +371,7 @@ def report(
                 f"result {c.index} of @{function}: {c.note}"
                 if c.note
                 else f"result {c.index} of @{function} differs from the unfused reference "
-                f"(max abs error {c.max_abs:.3e}, max rel error {c.max_rel:.3e})",
+                f"(max abs error {c.max_abs:.3e}, max rel error {c.max_rel:.3e}){c.nan_hint()}",
             )
             for c in failed
         ]
