@@ -24,7 +24,10 @@ a product or a reduction).
 `linear` reaches the graph as `t` + `mm`; `addmm` and `baddbmm` are not decomposed here
 but imported as a product plus an add (lumir.frontend.structured.convert_addmm), so the
 bias, residual and alpha rules see them and half-precision products stay half precision
-(torch's decomposition computes them in f32 on CPU). Scaled-dot-product
+(torch's decomposition computes them in f32 on CPU). `nn.TransformerEncoderLayer`'s
+inference fast path, one op with the layer's weights as arguments, is written out as
+its projections, attention and norms (lumir.frontend.transformer_decompositions).
+Scaled-dot-product
 attention is deliberately absent: it stays one fused-attention node, imported as
 `hl.sdpa`.
 """
@@ -38,6 +41,7 @@ import torch
 from torch._decomp import get_decompositions
 
 from lumir.frontend.dtypes import opmath_dtype
+from lumir.frontend.transformer_decompositions import transformer_encoder_layer
 from lumir.frontend.window_decompositions import avg_pool, convolution, max_pool_with_indices
 
 aten = torch.ops.aten
@@ -231,6 +235,7 @@ OWN_DECOMPOSITIONS: dict[object, Callable[..., object]] = {
     aten.avg_pool2d.default: _with_aten_strides(functools.partial(avg_pool, 2)),
     aten.avg_pool3d.default: _with_aten_strides(functools.partial(avg_pool, 3)),
     aten._native_batch_norm_legit_no_training.default: _batch_norm_inference,
+    aten._transformer_encoder_layer_fwd.default: transformer_encoder_layer,
 }
 """Overloads lumir decomposes itself, where torch's decomposition needs an op `hl` lacks."""
 
