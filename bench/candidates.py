@@ -16,6 +16,10 @@ why it does not apply. They all run the same module on the same inputs.
 - lumir-unchunked: the same with `options={"chunk_bytes": 0}`: every row-local GEMM
   group runs whole (chunk-rows off), to measure what running a long prompt's MLP in row
   chunks costs in time and saves in memory.
+- frontend-dynamo, frontend-aot: what every backend's first call pays before its own
+  compiler runs: Dynamo's trace alone (a backend that returns the graph as it is), and
+  Dynamo with aot_autograd tracing to ATen under lumir's decompositions (a compiler
+  that returns the ATen graph as it is). Their later calls run eager kernels.
 - lumir-direct / lumir-direct-replay (residual chain and Llama layer): the module
   written as `hl`, compiled with lumir-pipeline and loaded with `lumir.runtime.load`;
   `-direct` times `program(...)` (input binding, replay, output copy), `-replay` only
@@ -55,9 +59,18 @@ ORDER = (
     "inductor",
     "max-autotune-no-cudagraphs",
     "max-autotune",
+    "frontend-dynamo",
+    "frontend-aot",
 )
 """Every candidate, cheapest and most needed first: when the time budget runs out, what
 is skipped is the autotuning modes."""
+
+FRONTEND_MODES = ("frontend-dynamo", "frontend-aot")
+"""The first-call floors every backend stands on (Dynamo; Dynamo and aot_autograd): for
+`bench.isolated`, never in a default comparison."""
+
+DEFAULT_MODES = tuple(name for name in ORDER if name not in FRONTEND_MODES)
+"""What `bench.compare` runs when no `--modes` are given."""
 
 ESTIMATE_S = {
     ("chain", "eager"): 1,
@@ -132,6 +145,8 @@ def prepare(name: str, workload: Workload, device: torch.device) -> Prepared:
         return _inductor(workload, INDUCTOR_MODES[name], name in CUDAGRAPH_MODES)
     if name in LUMIR_OPTIONS:
         return _lumir_backend(workload, LUMIR_OPTIONS[name])
+    if name in FRONTEND_MODES:
+        return _frontend(workload, aot=name == "frontend-aot")
     if name in ("lumir-direct", "lumir-direct-replay"):
         return _lumir_direct(workload, device, replay=name == "lumir-direct-replay")
     raise ValueError(f"unknown candidate {name!r}")
@@ -217,6 +232,22 @@ def _lumir_backend(workload: Workload, options: dict[str, object] | None) -> Pre
         raise NotApplicable("lumir: backend not available")
     torch._dynamo.reset()
     compiled = torch.compile(workload.module, backend="lumir", dynamic=False, options=options)
+    return _with_output(lambda: workload.call(compiled))
+
+
+def _frontend(workload: Workload, aot: bool) -> Prepared:
+    from torch._dynamo.backends.common import aot_autograd
+
+    from lumir.frontend.decompositions import lumir_decompositions
+
+    def as_traced(gm: torch.fx.GraphModule, example_inputs: object) -> Call:
+        return gm.forward
+
+    backend = as_traced
+    if aot:
+        backend = aot_autograd(fw_compiler=as_traced, decompositions=lumir_decompositions())
+    torch._dynamo.reset()
+    compiled = torch.compile(workload.module, backend=backend, dynamic=False)
     return _with_output(lambda: workload.call(compiled))
 
 

@@ -38,7 +38,14 @@ from pathlib import Path
 import torch
 
 from bench import candidates
-from bench.candidates import AUTOTUNE_MODES, ESTIMATE_S, ORDER, NotApplicable
+from bench.candidates import (
+    AUTOTUNE_MODES,
+    DEFAULT_MODES,
+    ESTIMATE_S,
+    FRONTEND_MODES,
+    ORDER,
+    NotApplicable,
+)
 from bench.timing import first_call_seconds, peak_memory_gib, reset_peak_memory, time_calls
 from bench.workloads import (
     GPT2_SHAPES,
@@ -112,7 +119,9 @@ def make_parser() -> argparse.ArgumentParser:
         "(default: chain 6,128; llama 1,6,128,1024,decode)",
     )
     parser.add_argument(
-        "--modes", default=",".join(ORDER), help=f"candidates (default all: {','.join(ORDER)})"
+        "--modes",
+        default=",".join(DEFAULT_MODES),
+        help=f"candidates (default {','.join(DEFAULT_MODES)}; also {','.join(FRONTEND_MODES)})",
     )
     parser.add_argument("--budget-s", type=float, default=540.0, help="wall-clock budget")
     parser.add_argument("--out", type=Path, default=Path("compare-out"), help="output folder")

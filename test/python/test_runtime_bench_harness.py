@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from bench.candidates import FRONTEND_MODES
 from bench.compare import Budget, main, make_parser, plan_from, skip_reason
 from bench.timing import summarise
 from bench.workloads import LLAMA_SHAPES, ResidualChain, chain_hl, llama_workloads
@@ -57,6 +58,27 @@ def test_the_gpt2_workload_runs_through_lumir_close_to_eager(tmp_path: Path) -> 
     assert main(argv) == 0
     lumir = _rows(tmp_path)[("gpt2", "5", "lumir")]
     assert lumir["status"] == "ok" and float(lumir["max_abs_err_vs_eager"]) < 0.05
+
+
+def test_the_frontend_floors_run_only_when_asked(tmp_path: Path) -> None:
+    """frontend-dynamo and frontend-aot trace the model as every backend does and then run
+    it unchanged, so they give eager's output; a default run leaves them out."""
+    assert not set(FRONTEND_MODES) & set(plan_from(make_parser().parse_args([])).modes)
+    argv = ["--device", "cpu", "--workloads", "llama", "--llama-shape", "tiny", "--seqs", "3"]
+    argv += [
+        "--modes",
+        "eager,frontend-dynamo,frontend-aot",
+        "--iters",
+        "2",
+        "--out",
+        str(tmp_path),
+    ]
+    assert main(argv) == 0
+    rows = _rows(tmp_path)
+    for mode in FRONTEND_MODES:
+        row = rows[("llama", "3", mode)]
+        assert row["status"] == "ok" and float(row["max_abs_err_vs_eager"]) == 0.0
+        assert float(row["first_call_s"]) > 0.0
 
 
 def test_quick_is_the_chain_with_two_torch_modes_and_lumir() -> None:
