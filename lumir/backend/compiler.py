@@ -34,7 +34,7 @@ from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner, Partit
 from torch.fx.passes.operator_support import OperatorSupportBase
 from torch.fx.passes.utils.fuser_utils import fuse_by_partitions
 
-from lumir.backend.options import BackendOptions, parse_options
+from lumir.backend.options import BackendOptions, mode_options, parse_options
 from lumir.backend.partition import CompiledPartition
 from lumir.backend.partitions import propose_partitions
 from lumir.backend.report import report_line
@@ -79,9 +79,11 @@ def lumir_backend(
     gm: fx.GraphModule,
     example_inputs: Sequence[object],
     options: Mapping[str, object] | None = None,
+    mode: str | None = None,
 ) -> Callable[..., object]:
-    """The `torch.compile` backend named "lumir" (see the module doc and docs/backend.md)."""
-    settings = parse_options(options)
+    """The `torch.compile` backend named "lumir" (see the module doc and docs/backend.md).
+    torch passes `mode` (never with `options`) when the caller names one."""
+    settings = parse_options(options if mode is None else mode_options(mode))
     compiler = functools.partial(compile_aten_graph, options=settings)
     backend = aot_autograd(
         fw_compiler=compiler,

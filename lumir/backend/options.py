@@ -60,6 +60,27 @@ class BackendOptions:
 
 OPTION_NAMES = tuple(f.name for f in fields(BackendOptions))
 
+MODES: dict[str, dict[str, object]] = {
+    "default": {},
+    "reduce-overhead": {"cuda_graph": True},
+    "max-autotune": {"autotune": True},
+    "max-autotune-no-cudagraphs": {"autotune": True, "cuda_graph": False},
+}
+"""`torch.compile(..., mode=...)` as lumir's options. torch hands a backend the mode
+only when no options are given (it refuses both at once), so a mode stands for the
+options it names: reduce-overhead is what lumir does on CUDA anyway (one captured CUDA
+graph per program), the max-autotune modes measure the cuBLASLt algorithms."""
+
+
+def mode_options(mode: object) -> dict[str, object]:
+    """The options `torch.compile`'s `mode` stands for (`MODES`), or LumirOptionError."""
+    if not isinstance(mode, str) or mode not in MODES:
+        raise LumirOptionError(
+            f"torch.compile mode {mode!r} has no meaning for lumir; its modes: "
+            f"{', '.join(MODES)} (or pass options={{...}} instead)"
+        )
+    return dict(MODES[mode])
+
 
 def _families(name: str, value: object) -> tuple[str, ...]:
     items = value.split(",") if isinstance(value, str) else value

@@ -57,6 +57,42 @@ def test_unknown_option_through_torch_compile_names_it():
 
 
 @pytest.mark.parametrize(
+    ("mode", "autotune", "cuda_graph"),
+    [
+        ("reduce-overhead", False, True),
+        ("max-autotune", True, True),
+        ("max-autotune-no-cudagraphs", True, False),
+    ],
+)
+def test_torch_compile_mode_stands_for_the_options_it_names(
+    monkeypatch, mode, autotune, cuda_graph
+):
+    monkeypatch.delenv("LUMIR_AUTOTUNE", raising=False)
+    settings = []
+    compile_graph = lumir.backend.compiler.compile_aten_graph
+
+    def recording(gm, example_inputs, options):
+        settings.append(options)
+        return compile_graph(gm, example_inputs, options=options)
+
+    monkeypatch.setattr(lumir.backend.compiler, "compile_aten_graph", recording)
+    torch._dynamo.reset()
+    model, x = RMSNormLinear(), torch.randn(2, 4, 32)
+    with torch.no_grad():
+        got = torch.compile(model, backend="lumir", mode=mode)(x)
+        torch.testing.assert_close(got, model(x), atol=1e-5, rtol=1e-5)
+    (used,) = settings
+    assert (used.autotune, used.cuda_graph) == (autotune, cuda_graph)
+
+
+def test_unknown_torch_compile_mode_is_a_clear_error():
+    torch._dynamo.reset()
+    compiled = torch.compile(torch.nn.Linear(4, 4), backend="lumir", mode="fastest")
+    with pytest.raises(Exception, match=r"mode 'fastest' has no meaning for lumir; its modes"):
+        compiled(torch.randn(2, 4))
+
+
+@pytest.mark.parametrize(
     ("options", "message"),
     [
         ({"precision": "loose"}, "'precision' must be one of fast, strict"),
