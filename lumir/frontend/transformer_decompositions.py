@@ -6,8 +6,9 @@ run its Python modules: it calls one ATen op, `aten._transformer_encoder_layer_f
 with the layer's weights as arguments. Without a decomposition that op reaches lumir
 whole, lumir has no row for it, and the layer's four GEMMs run in eager. Written out,
 they are `linear` calls the fusion rules see (bias epilogues, the residual into beta·C,
-the ReLU or GELU into the first feed-forward GEMM), attention is one `hl.sdpa`, and the
-norms are reductions the fused-kernel pass can take.
+a ReLU into the first feed-forward GEMM; the layer's GELU is the exact one, which
+cuBLASLt's tanh-form epilogue is not, so it stays a kernel), attention is one `hl.sdpa`,
+and the norms are reductions the fused-kernel pass can take.
 
 What ATen's kernel computes (aten/src/ATen/native/transformers/transformer.cpp), for
 `src` of shape [batch, tokens, embed_dim]:
@@ -24,10 +25,10 @@ an attention mask [tokens, tokens] type 0, and both together (or a 3-D attention
 [batch, heads, tokens, tokens] type 2. ATen's kernel turns a float mask into booleans
 (any nonzero value masks its key, whatever its size: `F._canonical_mask` has already
 made a boolean mask 0 / -inf), and its masked softmax gives NaN for a query row whose
-keys are all masked (a sequence that is padding throughout), where SDPA now gives zeros.
-Both are written out here as ATen's kernel has them. A nested `src` (an `nn.TransformerEncoder`
-given a padding mask outside `torch.compile`) and an unknown mask type keep the op, which
-then runs in eager.
+keys are all masked (a sequence that is padding throughout), where SDPA gives zeros.
+Both are written out here as ATen's kernel has them. A nested `src` (an
+`nn.TransformerEncoder` given a padding mask outside `torch.compile`) and an unknown
+mask type keep the op, which then runs in eager.
 """
 
 from __future__ import annotations
