@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# One command on the GPU machine for each part of a session's check, so a lent device's
+# minutes go to running, not to typing (docs/gpu.md). Run it from the project root, with
+# the bundle of packages the machine lacks at .gpu/site.tgz; logs go under $OUT (the
+# folder the device tool sends back) or ./gpu-out.
+#
+#   bash bench/gpu_check.sh tests     # pytest -m cuda test/python            (~3-4 min)
+#   bash bench/gpu_check.sh compare   # every workload side by side: README's table (~5 min)
+#   bash bench/gpu_check.sh accept    # the backend's acceptance check on the 1B model (~4 min)
+#   bash bench/gpu_check.sh memory    # first call and peak memory, each alone (~5 min)
+#
+# Each part stops at its own time limit (PART_SECONDS, default 280 s), so two parts fit
+# in one 10-minute call; the tail of every log is printed.
+set -uo pipefail
+part=${1:?usage: bench/gpu_check.sh tests|compare|accept|memory}
+out=${OUT:-gpu-out}
+limit=${PART_SECONDS:-280}
+mkdir -p "$out" /tmp/site
+tar xzf .gpu/site.tgz -C /tmp/site
+export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
+{
+  nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
+  python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)"
+  git log --oneline -1 2>/dev/null || true
+} > "$out/machine.txt" 2>&1
+cat "$out/machine.txt"
+
+case $part in
+  tests)
+    command=(python3 -m pytest -q -m cuda test/python -p no:cacheprovider) ;;
+  compare)
+    command=(python3 -m bench.compare --workloads chain,llama --seqs 1,6,128,1024,decode
+             --modes eager-graph,lumir,reduce-overhead --budget-s "$((limit - 20))"
+             --out "$out/compare") ;;
+  accept)
+    command=(python3 bench/backend_llama_check.py --peer reduce-overhead) ;;
+  memory)
+    command=(python3 -m bench.isolated --seqs 1,1024 --modes eager,lumir,inductor
+             --out "$out/isolated") ;;
+  *)
+    echo "gpu_check: unknown part '$part' (tests, compare, accept, memory)" >&2
+    exit 2 ;;
+esac
+start=$(date +%s)
+timeout "$limit" "${command[@]}" > "$out/$part.log" 2>&1
+status=$?
+echo "gpu_check $part: exit $status after $(( $(date +%s) - start )) s (limit $limit s)"
+grep -v '^W[0-9]' "$out/$part.log" | tail -40
+exit $status
