@@ -69,6 +69,7 @@ def test_decomposition_computes_the_aten_op(use_gelu, norm_first, mask_type):
         assert torch.isnan(expected).any(), "the case must hold a sequence with no key"
 
 
+@pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors")
 def test_decomposition_leaves_a_nested_input_to_the_op():
     generator = torch.Generator().manual_seed(0)
     arguments = _layer_arguments(generator, False, False)
