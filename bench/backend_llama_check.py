@@ -47,6 +47,7 @@ from test_backend_residual import relative_error  # noqa: E402
 
 from lumir.backend import stats  # noqa: E402  (registers "lumir")
 from lumir.backend.partition import LumirRuntimeFallbackWarning  # noqa: E402
+from lumir.testing.hf import cache_argument  # noqa: E402
 
 CONFIG = LlamaConfig(
     vocab_size=128256,
@@ -64,7 +65,7 @@ def greedy(model, prompt: torch.Tensor, tokens: int = 16) -> list[int]:
     cache = DynamicCache(config=CONFIG)
     step, out = prompt, []
     for _ in range(tokens):
-        logits = model(step, past_key_values=cache, use_cache=True).logits
+        logits = model(step, **cache_argument(model, cache), use_cache=True).logits
         step = logits[:, -1].argmax(-1, keepdim=True)
         out.append(int(step))
     return out
@@ -76,7 +77,7 @@ def greedy_static(model, prompt: torch.Tensor, tokens: int = 16) -> list[int]:
     step, out, position = prompt, [], 0
     for _ in range(tokens):
         positions = torch.arange(position, position + step.shape[1], device=step.device)
-        logits = model(step, past_key_values=cache, cache_position=positions).logits
+        logits = model(step, **cache_argument(model, cache), cache_position=positions).logits
         position += step.shape[1]
         step = logits[:, -1].argmax(-1, keepdim=True)
         out.append(int(step))
@@ -89,7 +90,8 @@ def forced_logits(model, prompt: torch.Tensor, tokens: list[int]) -> torch.Tenso
     cache = DynamicCache(config=CONFIG)
     step, rows = prompt, []
     for token in tokens:
-        rows.append(model(step, past_key_values=cache, use_cache=True).logits[0, -1].float())
+        logits = model(step, **cache_argument(model, cache), use_cache=True).logits
+        rows.append(logits[0, -1].float())
         step = torch.tensor([[token]], device=prompt.device)
     return torch.stack(rows)
 

@@ -252,18 +252,20 @@ def _decode_workload(
     """One decode step at position DECODE_CACHE over a StaticCache prefilled eagerly."""
     from transformers import StaticCache
 
+    from lumir.testing.hf import cache_argument
+
     cache = StaticCache(config=model.config, max_cache_len=DECODE_CACHE + 1)
     prompt = torch.randint(0, shape.vocab, (1, DECODE_CACHE), generator=generator).to(device)
     with torch.no_grad():
         model(
             prompt,
-            past_key_values=cache,
+            **cache_argument(model, cache),
             cache_position=torch.arange(DECODE_CACHE, device=device),
             use_cache=True,
         )
     token = torch.randint(0, shape.vocab, (1, 1), generator=generator).to(device)
     position = torch.tensor([DECODE_CACHE], device=device)
-    kwargs = {"past_key_values": cache, "cache_position": position, "use_cache": True}
+    kwargs = {**cache_argument(model, cache), "cache_position": position, "use_cache": True}
     return Workload("llama", "decode", model, (token,), kwargs, reset=_rewind(cache, device))
 
 

@@ -18,13 +18,14 @@ import torch
 from transformers import DynamicCache, LlamaConfig, LlamaForCausalLM
 
 import lumir.backend  # noqa: F401  (registers "lumir" when lumir is not pip-installed)
+from lumir.testing.hf import cache_argument
 
 
 def greedy(model, config, prompt: torch.Tensor, tokens: int) -> list[int]:
     cache = DynamicCache(config=config)
     step, out = prompt, []
     for _ in range(tokens):
-        logits = model(step, past_key_values=cache, use_cache=True).logits
+        logits = model(step, **cache_argument(model, cache), use_cache=True).logits
         step = logits[:, -1].argmax(-1, keepdim=True)
         out.append(int(step))
     return out

@@ -7,6 +7,7 @@ import torch
 
 from lumir.backend import stats
 from lumir.runtime.cuda_cublaslt import cublaslt_available
+from lumir.testing.hf import cache_argument
 
 pytestmark = [
     pytest.mark.cuda,
@@ -65,7 +66,7 @@ def test_greedy_decoding_on_cuda_matches_eager():
         cache = transformers.DynamicCache(config=config)
         step, out = ids, []
         for _ in range(16):
-            logits = m(step, past_key_values=cache, use_cache=True).logits
+            logits = m(step, **cache_argument(m, cache), use_cache=True).logits
             step = logits[:, -1].argmax(-1, keepdim=True)
             out.append(int(step))
         return out
@@ -87,7 +88,7 @@ def test_greedy_decoding_with_a_static_cache_on_cuda_matches_eager_and_updates_i
         step, out, position = ids, [], 0
         for _ in range(16):
             positions = torch.arange(position, position + step.shape[1], device="cuda")
-            logits = m(step, past_key_values=cache, cache_position=positions).logits
+            logits = m(step, **cache_argument(m, cache), cache_position=positions).logits
             position += step.shape[1]
             step = logits[:, -1].argmax(-1, keepdim=True)
             out.append(int(step))

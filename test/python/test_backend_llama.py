@@ -10,6 +10,7 @@ import torch
 transformers = pytest.importorskip("transformers")
 
 from lumir.backend import stats  # noqa: E402  (importing it registers "lumir")
+from lumir.testing.hf import cache_argument  # noqa: E402
 
 
 def tiny_llama(dtype: torch.dtype = torch.float32):
@@ -63,7 +64,7 @@ def greedy(model, config, ids: torch.Tensor, tokens: int = 16) -> list[int]:
     cache = transformers.DynamicCache(config=config)
     step, out = ids, []
     for _ in range(tokens):
-        logits = model(step, past_key_values=cache, use_cache=True).logits
+        logits = model(step, **cache_argument(model, cache), use_cache=True).logits
         step = logits[:, -1].argmax(-1, keepdim=True)
         out.append(int(step))
     return out
@@ -91,7 +92,7 @@ def greedy_static(model, config, ids: torch.Tensor, tokens: int = 8) -> list[int
     step, out, position = ids, [], 0
     for _ in range(tokens):
         positions = torch.arange(position, position + step.shape[1])
-        logits = model(step, past_key_values=cache, cache_position=positions).logits
+        logits = model(step, **cache_argument(model, cache), cache_position=positions).logits
         position += step.shape[1]
         step = logits[:, -1].argmax(-1, keepdim=True)
         out.append(int(step))
@@ -142,9 +143,9 @@ def test_grouped_gemv_decode_step_gives_the_ungrouped_logits_and_is_reported(cap
         stats.reset()
         compiled = torch.compile(model, backend="lumir", options={"report": True, **options})
         cache = transformers.DynamicCache(config=config)
-        prefill = compiled(_ids(), past_key_values=cache, use_cache=True).logits
+        prefill = compiled(_ids(), **cache_argument(compiled, cache), use_cache=True).logits
         step = prefill[:, -1].argmax(-1, keepdim=True)
-        logits = compiled(step, past_key_values=cache, use_cache=True).logits
+        logits = compiled(step, **cache_argument(compiled, cache), use_cache=True).logits
         return logits, capsys.readouterr().err.strip().splitlines()[-1]
 
     grouped, report = decode({})
@@ -182,3 +183,18 @@ def test_chunk_bytes_runs_the_mlps_in_row_chunks_with_the_same_logits(tmp_path, 
         return int(text.split("%arena = cublaslt_rt.alloc : memref<", 1)[1].split("x", 1)[0])
 
     assert arena(chunked_ir) < arena(whole_ir)
+
+
+def test_the_cache_goes_by_the_name_the_forward_takes():
+    class Renamed(torch.nn.Module):
+        def forward(self, x, cache=None):
+            return x
+
+    class Older(torch.nn.Module):
+        def forward(self, x, past_key_values=None):
+            return x
+
+    assert cache_argument(Renamed(), "kv") == {"cache": "kv"}
+    assert cache_argument(Older(), "kv") == {"past_key_values": "kv"}
+    compiled = torch.compile(Renamed(), backend="lumir")
+    assert cache_argument(compiled, "kv") == {"cache": "kv"}

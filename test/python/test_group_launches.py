@@ -23,6 +23,7 @@ from lumir.passes.group_launches import group_module, has_groupable_launches
 from lumir.runtime import load
 from lumir.runtime.launch_group import LaunchGroupError, Member, grouped_launch
 from lumir.testing.fused_check import triton_interpreter_available
+from lumir.testing.hf import cache_argument
 from lumir.testing.launch_group_check import run_in_interpreter
 
 LAYER = """
@@ -139,11 +140,11 @@ def _decode_steps(model, device: str, options: dict, steps: int = 3):
     compiled = torch.compile(model, backend="lumir", options=options)
     cache = transformers.StaticCache(config=model.config, max_cache_len=4 + steps)
     ids = torch.randint(0, 128, (1, 4), generator=torch.Generator().manual_seed(1)).to(device)
-    model(ids, past_key_values=cache, cache_position=torch.arange(4, device=device))
+    model(ids, **cache_argument(model, cache), cache_position=torch.arange(4, device=device))
     logits, token = [], ids[:, -1:]
     for position in range(4, 4 + steps):
         at = torch.tensor([position], device=device)
-        out = compiled(token, past_key_values=cache, cache_position=at).logits
+        out = compiled(token, **cache_argument(compiled, cache), cache_position=at).logits
         token = out[:, -1].argmax(-1, keepdim=True)
         logits.append(out.clone())
     tensors = [t.clone() for layer in cache.layers for t in (layer.keys, layer.values)]
