@@ -63,7 +63,8 @@ ORDER = (
     "frontend-aot",
 )
 """Every candidate, cheapest and most needed first: when the time budget runs out, what
-is skipped is the autotuning modes."""
+is skipped is the autotuning modes. The frontend floors come last: they run only when
+named."""
 
 FRONTEND_MODES = ("frontend-dynamo", "frontend-aot")
 """The first-call floors every backend stands on (Dynamo; Dynamo and aot_autograd): for
