@@ -32,6 +32,13 @@ from dataclasses import dataclass, field, replace
 MAX_THREADS = 8
 """Compile threads at most (fewer on a machine with fewer cores)."""
 
+FP_FUSION = True
+"""Whether Triton may contract a multiply and an add into one FMA in lumir's kernels,
+passed to every launch (`enable_fp_fusion`) rather than left to Triton's default. It
+is what every kernel lumir has run and measured was compiled with, and what nvcc does
+for torch's own CUDA kernels; Triton 3.9 warns that its default turns off in 3.10, and
+an unpinned default would change the bits lumir's kernels write with a Triton upgrade."""
+
 SWITCH = "LUMIR_COMPILE_AHEAD"
 """`LUMIR_COMPILE_AHEAD=0` turns compiling ahead off: every kernel compiles at its first
 launch, one after another (to measure what compiling ahead saves, or to rule it out)."""
@@ -46,7 +53,11 @@ class TritonLaunch:
     grid: tuple[int, ...]
     arguments: tuple[object, ...]
     options: Mapping[str, object] = field(default_factory=dict)
-    """Constexprs and launch options (`num_warps`, `launch_pdl`, ...)."""
+    """Constexprs and launch options (`num_warps`, `launch_pdl`, ...); `enable_fp_fusion`
+    is `FP_FUSION` unless given."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "options", {"enable_fp_fusion": FP_FUSION, **self.options})
 
     def __call__(self) -> None:
         self.kernel[self.grid](*self.arguments, **self.options)  # type: ignore[index]

@@ -129,6 +129,7 @@ def test_the_prefill_kernel_compiles_for_hopper(causal: bool) -> None:
     from triton.compiler import ASTSource
 
     from lumir.runtime.attention_kernel import attention_prefill_kernel as kernel
+    from lumir.runtime.triton_launch import FP_FUSION
 
     constants = {
         "HEAD_DIM": 64,
@@ -154,7 +155,8 @@ def test_the_prefill_kernel_compiles_for_hopper(causal: bool) -> None:
         constexprs={(kernel.arg_names.index(name),): value for name, value in constants.items()},
     )
     try:
-        compiled = triton.compile(source, target=GPUTarget("cuda", 90, 32))
+        options = {"enable_fp_fusion": FP_FUSION}
+        compiled = triton.compile(source, target=GPUTarget("cuda", 90, 32), options=options)
     except RuntimeError as error:  # no ptxas on this machine: the front end still ran
         if "ptxas" not in str(error).lower():
             raise

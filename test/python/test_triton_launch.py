@@ -38,11 +38,20 @@ def test_a_launch_runs_and_warms_up_with_its_own_arguments() -> None:
     launch()
     launch.warm_up()
     launch.with_arguments((2, "y"))()
+    options = {"enable_fp_fusion": triton_launch.FP_FUSION, "BLOCK": 64, "num_warps": 4}
     assert kernel.calls == [
-        ("launch", (3, 2), (1, "x"), {"BLOCK": 64, "num_warps": 4}),
-        ("warmup", (3, 2), (1, "x"), {"BLOCK": 64, "num_warps": 4}),
-        ("launch", (3, 2), (2, "y"), {"BLOCK": 64, "num_warps": 4}),
+        ("launch", (3, 2), (1, "x"), options),
+        ("warmup", (3, 2), (1, "x"), options),
+        ("launch", (3, 2), (2, "y"), options),
     ]
+
+
+def test_fp_fusion_is_chosen_by_lumir_not_left_to_the_triton_default() -> None:
+    """Triton's default for FMA contraction is changing (3.10); a launch always says."""
+    kernel = _Kernel()
+    TritonLaunch(kernel, (1,), ())()
+    TritonLaunch(kernel, (1,), (), {"enable_fp_fusion": False})()
+    assert [call[3]["enable_fp_fusion"] for call in kernel.calls] == [True, False]
 
 
 @pytest.fixture
