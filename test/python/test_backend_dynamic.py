@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 import torch
 
-from lumir.backend import stats
+from lumir.backend import LumirFallbackWarning, stats
 
 
 class Block(torch.nn.Module):
@@ -102,10 +104,6 @@ def test_dynamic_true_python_floats_are_imported_and_round_as_the_graph_does(dty
     """dynamic=True lifts `eps` and `scale` into 0-d f64 graph inputs that the graph
     casts: lumir takes them already cast (no op in eager, no warning) and computes the
     bits the same graph gives in aot_eager, for every value, with one fusion."""
-    import warnings
-
-    from lumir.backend import LumirFallbackWarning
-
     torch._dynamo.reset()
     stats.reset()
     compiled = torch.compile(_normalize, backend="lumir", dynamic=True)
@@ -132,7 +130,8 @@ def test_an_f64_input_cast_to_two_dtypes_stays_in_eager():
     torch._dynamo.reset()
     stats.reset()
     x, s = torch.randn(4, 8), torch.tensor(0.1, dtype=torch.float64)
-    got = torch.compile(two_casts, backend="lumir")(x, s)
+    with pytest.warns(LumirFallbackWarning, match=r"2 op\(s\) run in eager \(aten._to_copy"):
+        got = torch.compile(two_casts, backend="lumir")(x, s)
     assert torch.equal(got, two_casts(x, s))
     (graph,) = stats.GRAPHS
     assert graph.fallback_ops == ["aten._to_copy.default"] * 2  # the two casts of s
@@ -229,11 +228,16 @@ def test_a_restride_with_a_dynamic_size_compiles_once_and_a_gather_falls_back():
         torch._dynamo.reset()
         stats.reset()
         compiled = torch.compile(fn, backend="lumir")
-        for rows in (4, 5, 7):
-            x = torch.randn(rows, 3, 5)
-            if rows == 4:
-                torch._dynamo.mark_dynamic(x, 0)
-            torch.testing.assert_close(compiled(x), fn(x))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for rows in (4, 5, 7):
+                x = torch.randn(rows, 3, 5)
+                if rows == 4:
+                    torch._dynamo.mark_dynamic(x, 0)
+                torch.testing.assert_close(compiled(x), fn(x))
+        warned = [w for w in caught if issubclass(w.category, LumirFallbackWarning)]
+        assert len(warned) == len(fallback)  # one warning per graph that falls back
+        assert all("aten.as_strided.default" in str(w.message) for w in warned)
         (graph,) = stats.GRAPHS
         assert graph.fallback_ops == fallback
         assert [p.fuse_runs for p in graph.partitions] == [1]
