@@ -57,7 +57,10 @@ class TritonLaunch:
     is `FP_FUSION` unless given."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "options", {"enable_fp_fusion": FP_FUSION, **self.options})
+        # `with_arguments` (a GEMV run per call) copies a launch whose options already
+        # say it: only a new launch pays for the merge.
+        if "enable_fp_fusion" not in self.options:
+            object.__setattr__(self, "options", {"enable_fp_fusion": FP_FUSION, **self.options})
 
     def __call__(self) -> None:
         self.kernel[self.grid](*self.arguments, **self.options)  # type: ignore[index]
