@@ -27,7 +27,7 @@ cat "$out/machine.txt"
 
 case $part in
   tests)
-    command=(python3 -m pytest -q -m cuda test/python -p no:cacheprovider) ;;
+    command=(python3 -m pytest -m cuda test/python -p no:cacheprovider) ;;  # -q from addopts: the summary line stays
   compare)
     command=(python3 -m bench.compare --workloads chain,llama --seqs 1,6,128,1024,decode
              --modes eager-graph,lumir,reduce-overhead --budget-s "$((limit - 20))"

@@ -4,12 +4,14 @@ The launch object and `compile_ahead`'s rules run everywhere, with stand-ins for
 Triton kernel and for Triton's `AsyncCompileMode`. The `cuda` test loads a decode step
 of a tiny Llama on the GPU and checks that every kind of Triton launch lumir makes
 (GEMV, grouped GEMV, fused kernels, the few-query attention, grouped launches) was
-compiled ahead, in threads, and that the step still decodes eager's tokens.
+compiled ahead, in threads, with its launcher built and its module loaded before its
+first launch, and that the step still decodes eager's tokens.
 """
 
 from __future__ import annotations
 
 import sys
+import threading
 import types
 
 import pytest
@@ -30,6 +32,7 @@ class _Kernel:
 
     def warmup(self, *args, grid, **options):
         self.calls.append(("warmup", grid, args, options))
+        return getattr(self, "compiled", None)
 
 
 def test_a_launch_runs_and_warms_up_with_its_own_arguments() -> None:
@@ -96,6 +99,53 @@ def test_a_failing_warm_up_does_not_stop_the_others(async_mode) -> None:
     assert seen == ["after"]
 
 
+class _Compiled:
+    """A compiled kernel as Triton hands it back: `_init_handles` builds its launcher."""
+
+    def __init__(self, fails: bool = False) -> None:
+        self.fails = fails
+        self.prepared_on: list[str] = []
+
+    def _init_handles(self) -> None:
+        self.prepared_on.append(threading.current_thread().name)
+        if self.fails:
+            raise RuntimeError("out of resources: shared memory")
+
+
+class FutureKernel:
+    """Triton's async-mode handle (matched by name): `kernel` is None when the compile
+    failed."""
+
+    def __init__(self, kernel: object) -> None:
+        self.kernel = kernel
+
+    def __getattr__(self, name: str) -> object:
+        raise AssertionError(f"a future's {name} was asked for; only its kernel may be")
+
+
+def test_compile_ahead_prepares_each_compiled_kernel_once_off_the_calling_thread(
+    async_mode, monkeypatch
+) -> None:
+    """The launcher and module of every kernel a warm-up compiled are made ready in the
+    pool, not at the kernel's first launch; a kernel shared by two launches is prepared
+    once, a failed compile is skipped and a failing preparation is left to the launch."""
+    monkeypatch.setattr(triton_launch, "_current_device", lambda: None)
+    shared, alone, failing = _Compiled(), _Compiled(), _Compiled(fails=True)
+    kernels = [_Kernel() for _ in range(5)]
+    for kernel, compiled in zip(
+        kernels, [shared, shared, FutureKernel(alone), FutureKernel(None), failing], strict=True
+    ):
+        kernel.compiled = compiled
+    launches = [TritonLaunch(kernel, (1,), (index,)) for index, kernel in enumerate(kernels)]
+    assert compile_ahead(launch.warm_up for launch in launches) == 5
+    for compiled in (shared, alone, failing):
+        assert len(compiled.prepared_on) == 1
+        assert compiled.prepared_on[0] != threading.current_thread().name
+    assert triton_launch._WARMED.get() is None  # warm-ups outside compile_ahead collect nothing
+    launches[0].warm_up()
+    assert len(shared.prepared_on) == 1
+
+
 def test_nothing_is_compiled_ahead_where_it_cannot_help(async_mode, monkeypatch) -> None:
     never = [lambda: pytest.fail("warmed up"), lambda: pytest.fail("warmed up")]
     assert compile_ahead(never[:1]) == 0  # one kernel: nothing to overlap
@@ -138,6 +188,25 @@ def test_a_decode_step_compiles_its_triton_kernels_ahead(monkeypatch) -> None:
         return real(warm_ups)
 
     monkeypatch.setattr(program, "compile_ahead", spy)
+    # Which kernels compile_ahead prepared, and which kernels built their launcher or
+    # loaded their module on this thread (at a first launch) instead.
+    from triton.compiler.compiler import CompiledKernel
+
+    prepared: set[int] = set()
+    late: list[tuple[int, str]] = []
+    real_prepare, real_init = triton_launch._prepare_launch, CompiledKernel._init_handles
+
+    def prepare(kernel, device):
+        prepared.add(id(kernel))
+        return real_prepare(kernel, device)
+
+    def init_handles(kernel):
+        if kernel.module is None and threading.current_thread() is threading.main_thread():
+            late.append((id(kernel), kernel.name))
+        return real_init(kernel)
+
+    monkeypatch.setattr(triton_launch, "_prepare_launch", prepare)
+    monkeypatch.setattr(CompiledKernel, "_init_handles", init_handles)
     torch._dynamo.reset()
     torch.manual_seed(0)
     config = transformers.LlamaConfig(
@@ -158,3 +227,5 @@ def test_a_decode_step_compiles_its_triton_kernels_ahead(monkeypatch) -> None:
     assert "GemvPlan.warm_up" in warmed, warmed
     assert "GroupedGemvPlan.warm_up" in warmed, warmed
     assert any("<lambda>" in n for n in warmed), warmed  # the few-query attention's
+    assert prepared
+    assert [name for key, name in late if key in prepared] == []
