@@ -61,7 +61,7 @@ TIMED = (
     ("    prepare", "lumir.backend.partition", "prepare"),
     ("    fuse", "lumir.backend.partition", "fuse"),
     ("    lower", "lumir.backend.partition", "lower"),
-    ("  load (plans, capture: runs the program once)", "lumir.backend.partition", "load"),
+    ("  load (plans, buffers, Triton compiled ahead)", "lumir.backend.partition", "load"),
     ("    cuBLASLt plans", "lumir.runtime.cuda_cublaslt:CublasLtMatmulPlan", "__init__"),
     ("    nvmath import", "lumir.runtime.cuda_cublaslt", "_cublaslt"),
     ("    Triton compile", "triton.compiler.compiler", "compile"),
