@@ -8,7 +8,9 @@ bytes. Element (row, col) of batch `i` of a matrix is at element offset
     COL order: i * stride + col * ld + row
     ROW order: i * stride + row * ld + col
 
-times the data type's byte width. Nothing looks at the type the buffer was allocated
+times the data type's byte width: a strided view of the buffer's elements
+(`lumir.runtime.layouts.strided_matrix`), so reading a weight costs its values, never
+an index tensor of its size. Nothing looks at the type the buffer was allocated
 with, so a C declared f32 over a bf16 buffer reads pairs of bf16 values as one float32
 and runs past the buffer's end, as the GPU would (docs/design.md's bug); here running past
 the end is a `GemmBufferError` rather than a read of a neighbouring allocation.
@@ -27,15 +29,19 @@ and alpha and beta are rounded to the scale type, as cuBLASLt reads them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import torch
 
-from lumir.cublaslt_enums import ComputeType, DataType, Epilogue, Operand, Transpose
+from lumir.cublaslt_enums import ComputeType, DataType, Epilogue, Operand, Order, Transpose
 from lumir.dialects.cublaslt import MatmulDescriptor
 from lumir.runtime.buffers import data_type_dtype
 from lumir.runtime.hl_torch import gelu_tanh
-from lumir.runtime.layouts import element_offsets, matrix_layout
+from lumir.runtime.layouts import (
+    MatrixLayout,
+    matrix_layout,
+    offset_range,
+    overlaps,
+    strided_matrix,
+)
 
 SUPPORTED_EPILOGUES = frozenset(
     {
@@ -62,31 +68,28 @@ class GemmDescriptorError(RuntimeError):
     """The call asks for something the reference does not compute (an AUX epilogue, say)."""
 
 
-@dataclass(frozen=True)
-class _Access:
-    """A buffer seen through one layout: the typed view and the offsets to gather."""
+def _operand_matrix(name: str, buffer: torch.Tensor, layout: MatrixLayout) -> torch.Tensor:
+    """Check that `layout` fits in `buffer`, and return the strided (batch, rows, cols)
+    view of its elements (`lumir.runtime.layouts`)."""
+    elements = _elements(name, buffer, layout.dtype)
+    reached = offset_range(layout)
+    if reached is not None:
+        lowest, highest = reached
+        reach = (highest + 1) * layout.dtype.byte_width
+        if lowest < 0 or reach > buffer.numel():
+            raise GemmBufferError(
+                f"operand {name} is read as a {layout.describe()}, which reaches byte "
+                f"{reach}, but its buffer holds {buffer.numel()} bytes"
+            )
+    return strided_matrix(elements, layout)
 
-    view: torch.Tensor
-    offsets: torch.Tensor
 
-
-def _access(
-    name: str, buffer: torch.Tensor, dtype: DataType, offsets: torch.Tensor, what: str
-) -> _Access:
-    """Check that `offsets` of `dtype` fit in `buffer`, and return the typed view."""
+def _elements(name: str, buffer: torch.Tensor, dtype: DataType) -> torch.Tensor:
+    """The flat CPU byte buffer's whole elements of `dtype`."""
     _check_flat_cpu(name, buffer, 0)
     width = dtype.byte_width
     count = buffer.numel() // width
-    if offsets.numel():
-        lowest, highest = int(offsets.min()), int(offsets.max())
-        reach = (highest + 1) * width
-        if lowest < 0 or reach > buffer.numel():
-            raise GemmBufferError(
-                f"operand {name} is read as a {what}, which reaches byte {reach}, but its "
-                f"buffer holds {buffer.numel()} bytes"
-            )
-    view = buffer[: count * width].view(data_type_dtype(dtype))
-    return _Access(view, offsets)
+    return buffer[: count * width].view(data_type_dtype(dtype))
 
 
 def _check_flat_cpu(name: str, buffer: torch.Tensor, nbytes: int) -> None:
@@ -150,8 +153,8 @@ class ReferenceGemmPlan:
     flat `torch.uint8` CPU buffers for A, B and D, C (needed only when beta != 0; it may
     be D's buffer) and the bias (exactly when the epilogue adds one, read as
     `bias_dtype`, default D's type). Construction does what a plan does on the GPU:
-    checks the descriptor and that every layout fits its buffer, and precomputes the
-    offsets, so `run()` only gathers, multiplies and scatters.
+    checks the descriptor and that every layout fits its buffer, and fixes each
+    operand's strided view of its buffer, so `run()` only reads, multiplies and writes.
 
     Raises:
         GemmBufferError: a layout reaches past its buffer, or D's layout overlaps itself.
@@ -188,46 +191,44 @@ class ReferenceGemmPlan:
         self._a = self._operand("A", a, Operand.A)
         self._b = self._operand("B", b, Operand.B)
         self._c = self._operand("C", c, Operand.C) if self.reads_c and c is not None else None
-        self._d: _Access | None = self._operand("D", d, Operand.D)
-        d_layout = matrix_layout(desc, Operand.D)
-        self._d_offsets = self._d.offsets.reshape(-1)
-        self._d_width = d_layout.dtype.byte_width
-        self._d_dtype = data_type_dtype(d_layout.dtype)
-        self._d_bytes = d_layout.byte_extent()
-        if self._d_offsets.numel() != torch.unique(self._d_offsets).numel():
+        self._d_layout = matrix_layout(desc, Operand.D)
+        self._d: torch.Tensor | None = self._operand("D", d, Operand.D)
+        self._d_bytes = self._d_layout.byte_extent()
+        if overlaps(self._d_layout):
             raise GemmBufferError(
-                f"operand D is written as a {matrix_layout(desc, Operand.D).describe()}, "
-                f"which writes some elements more than once"
+                f"operand D is written as a {self._d_layout.describe()}, which writes some "
+                f"elements more than once"
             )
-        self._bias: _Access | None = None
+        self._bias: torch.Tensor | None = None
         if bias is not None:
             self.bias_dtype = bias_dtype if bias_dtype is not None else desc.d_dtype
-            offsets = torch.arange(desc.m, dtype=torch.int64)
-            self._bias = _access(
-                "bias", bias, self.bias_dtype, offsets, f"{self.bias_dtype} vector of {desc.m}"
-            )
+            vector = MatrixLayout(self.bias_dtype, desc.m, 1, desc.m, Order.COL, 1, 0)
+            self._bias = self._operand_of("bias", bias, vector)
         self.alpha = scale_as_read(desc.alpha, desc.scale_type)
         self.beta = scale_as_read(desc.beta, desc.scale_type)
         # References keep the buffers alive for as long as the plan can run.
         self.buffers = {"a": a, "b": b, "c": c, "d": d, "bias": bias}
 
-    def _operand(self, name: str, buffer: torch.Tensor, operand: Operand) -> _Access:
-        layout = matrix_layout(self.descriptor, operand)
-        return _access(name, buffer, layout.dtype, element_offsets(layout), layout.describe())
+    def _operand(self, name: str, buffer: torch.Tensor, operand: Operand) -> torch.Tensor:
+        return self._operand_of(name, buffer, matrix_layout(self.descriptor, operand))
+
+    @staticmethod
+    def _operand_of(name: str, buffer: torch.Tensor, layout: MatrixLayout) -> torch.Tensor:
+        return _operand_matrix(name, buffer, layout)
 
     def run(self) -> None:
         """Compute D from the buffers' current contents and write it into D's buffer."""
         if self._d is None:
             raise RuntimeError("run() on a plan whose D was unbound; use run_into(d)")
-        self._scatter(self._d.view, self._values())
+        self._d.copy_(self._values())
 
     def run_into(self, d: torch.Tensor) -> None:
         """Compute D as `run()` does, but write it into `d`, another flat uint8 CPU buffer
-        of at least D's bytes (a fresh output, `lumir.runtime.fresh_outputs`): the
-        offsets fixed at build time depend only on the layout, not on the buffer."""
+        of at least D's bytes (a fresh output, `lumir.runtime.fresh_outputs`): D's
+        layout was checked at build time and does not depend on the buffer."""
         _check_flat_cpu("D", d, self._d_bytes)
-        count = d.numel() // self._d_width
-        self._scatter(d[: count * self._d_width].view(self._d_dtype), self._values())
+        elements = _elements("D", d, self._d_layout.dtype)
+        strided_matrix(elements, self._d_layout).copy_(self._values())
 
     def unbind_d(self) -> None:
         """Drop the reference to D's build-time buffer, so that it can be freed; from now
@@ -238,14 +239,11 @@ class ReferenceGemmPlan:
         self._d = None
         self.buffers["d"] = None
 
-    def _scatter(self, view: torch.Tensor, values: torch.Tensor) -> None:
-        view[self._d_offsets] = values.reshape(-1)
-
     def _values(self) -> torch.Tensor:
-        """D's values, in the order of D's offsets, from the operands' current contents."""
+        """D's values, (batch, m, n), from the operands' current contents."""
         desc = self.descriptor
-        a = _compute_inputs(self._gather(self._a), desc.compute_type)
-        b = _compute_inputs(self._gather(self._b), desc.compute_type)
+        a = _compute_inputs(self._a.to(torch.float64), desc.compute_type)
+        b = _compute_inputs(self._b.to(torch.float64), desc.compute_type)
         if desc.transa is Transpose.T:
             a = a.transpose(1, 2)
         if desc.transb is Transpose.T:
@@ -255,19 +253,15 @@ class ReferenceGemmPlan:
             product = _round_to(product, torch.float16)
         x = self.alpha * product
         if self._c is not None:
-            x = x + self.beta * self._gather(self._c)
+            x = x + self.beta * self._c.to(torch.float64)
         if self._bias is not None:
-            x = x + self._gather(self._bias)[None, :, None]
+            x = x + self._bias.to(torch.float64).reshape(1, -1, 1)
         activation = desc.epilogue.activation
         if activation == "relu":
             x = torch.relu(x)
         elif activation == "gelu":
             x = gelu_tanh(x)
         return _to_output(x, desc.d_dtype)
-
-    @staticmethod
-    def _gather(access: _Access) -> torch.Tensor:
-        return access.view[access.offsets].to(torch.float64)
 
 
 def reference_matmul(
