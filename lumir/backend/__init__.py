@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from lumir.backend.compiler import LumirFallbackWarning, compile_aten_graph, lumir_backend
 from lumir.backend.options import BackendOptions, LumirOptionError, parse_options
+from lumir.backend.stages import LumirDumpWarning
 from lumir.backend.stats import GRAPHS
 
 
@@ -27,6 +28,7 @@ _register()
 __all__ = [
     "GRAPHS",
     "BackendOptions",
+    "LumirDumpWarning",
     "LumirFallbackWarning",
     "LumirOptionError",
     "compile_aten_graph",

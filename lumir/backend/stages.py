@@ -10,6 +10,7 @@ be written to a dump directory.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from io import StringIO
 from pathlib import Path
@@ -29,10 +30,19 @@ from lumir.passes.lower_to_cublaslt_rt import LowerToCublasltRtPass
 from lumir.passes.share_buffers import ShareBuffersPass
 
 
+class LumirDumpWarning(UserWarning):
+    """The `dump_ir` directory could not be written; the graph compiles without dumps."""
+
+
 @dataclass
 class Dumper:
     """Writes `<directory>/<label>.<NN>-<stage>.mlir` after each stage (or nothing), in
-    the form lumir-opt parses back, with each op's source location."""
+    the form lumir-opt parses back, with each op's source location.
+
+    The dumps are a debugging aid: a directory that cannot be created or written is
+    one warning, and the compile goes on without them, rather than costing the graph
+    its compile.
+    """
 
     directory: str | None
     label: str
@@ -42,12 +52,22 @@ class Dumper:
         if self.directory is None:
             return
         path = Path(self.directory)
-        path.mkdir(parents=True, exist_ok=True)
         text = StringIO()
         Printer(stream=text, print_debuginfo=True).print_op(module)
-        (path / f"{self.label}.{self.count:02d}-{stage}.mlir").write_text(
-            text.getvalue() + "\n", encoding="utf-8"
-        )
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            (path / f"{self.label}.{self.count:02d}-{stage}.mlir").write_text(
+                text.getvalue() + "\n", encoding="utf-8"
+            )
+        except OSError as error:
+            warnings.warn(
+                f"lumir {self.label}: could not write the IR dump into '{self.directory}' "
+                f"({error.strerror or error}); compiling without dumps",
+                LumirDumpWarning,
+                stacklevel=2,
+            )
+            self.directory = None
+            return
         self.count += 1
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import tomllib
+import warnings
 from pathlib import Path
 
 import pytest
@@ -136,6 +137,24 @@ def test_report_prints_one_line_with_every_field(capfd):
     ):
         assert key in fields
     assert fields["matmuls"] == "1" and fields["fused_bias"] == "1"
+
+
+def test_an_unwritable_dump_directory_warns_once_and_the_graph_still_compiles(tmp_path):
+    """The dumps are a debugging aid: a dump_ir path that cannot be a directory (here it
+    runs through a file) costs one warning naming it, not the graph's compile."""
+    from lumir.backend import LumirDumpWarning, LumirFallbackWarning
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got, expected, fused = _run({"dump_ir": str(blocker / "ir")})
+    dump_warnings = [w for w in caught if issubclass(w.category, LumirDumpWarning)]
+    assert len(dump_warnings) == 1
+    assert str(blocker / "ir") in str(dump_warnings[0].message)
+    assert not [w for w in caught if issubclass(w.category, LumirFallbackWarning)]
+    assert fused is not None
+    torch.testing.assert_close(got, expected, rtol=1e-5, atol=1e-5)
 
 
 def test_dump_ir_writes_every_stage(tmp_path):
