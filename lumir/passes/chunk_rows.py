@@ -52,7 +52,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from lumir.cublaslt_enums import Order, Transpose
-from lumir.diagnostics import copy_location
+from lumir.diagnostics import Diagnostic, LumirDiagnosticError, copy_location
 from lumir.dialects.cublaslt_rt import (
     AllocOp,
     FusedLaunchOp,
@@ -527,7 +527,19 @@ class ChunkRowsPass(ModulePass):
     name = "chunk-rows"
 
     max_bytes: int = MAX_BYTES
-    """The temporaries a group may hold at once before it runs in row chunks."""
+    """The temporaries a group may hold at once before it runs in row chunks (0: no
+    group is chunked)."""
+
+    def __post_init__(self) -> None:
+        if self.max_bytes < 0:
+            raise LumirDiagnosticError(
+                [
+                    Diagnostic(
+                        f"chunk-rows: max_bytes must be a byte count >= 0 (0 chunks nothing), "
+                        f"got {self.max_bytes}"
+                    )
+                ]
+            )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         changed = 0

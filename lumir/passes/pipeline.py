@@ -65,6 +65,15 @@ class LumirPipelinePass(ModulePass):
     whose temporaries exceed it runs in row chunks. `chunk_bytes=0` is no stage at all."""
 
     def __post_init__(self) -> None:
+        if self.chunk_bytes < 0:
+            raise LumirDiagnosticError(
+                [
+                    Diagnostic(
+                        f"lumir-pipeline: chunk_bytes must be a byte count >= 0 (0 runs no "
+                        f"chunk-rows), got {self.chunk_bytes}"
+                    )
+                ]
+            )
         if self.stop_after is not None and self.stop_after not in PIPELINE:
             raise LumirDiagnosticError(
                 [

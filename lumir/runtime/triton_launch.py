@@ -20,11 +20,11 @@ integers equal to 1 or divisible by 16, constexprs).
 Compiling is half of a kernel's first launch. The other half is its launcher and its
 module: Triton builds a small host-side launcher per kernel signature (on Triton 3.6 a C
 file compiled with `cc -O3`, 0.2-0.4 s each, cached on disk; 3.9 has one precompiled
-launcher) and loads the binary into the CUDA context, both at the first launch. Timed launch by launch, the 1B
-model's first run spent 2.2 s of its 2.2 s in the first launches of eight kernels
-(H200, `bench.first_call --launches`). So `compile_ahead` then prepares every kernel it
-compiled for launching, in the same threads: the compiler runs as a subprocess, so
-the launchers build side by side.
+launcher) and loads the binary into the CUDA context, both at the first launch. Timed
+launch by launch, the 1B model's first run spent 2.2 s of its 2.2 s in the first
+launches of eight kernels (H200, `bench.first_call --launches`). So `compile_ahead`
+then prepares every kernel it compiled for launching, in the same threads: the
+compiler runs as a subprocess, so the launchers build side by side.
 
 Nothing changes in what runs: where ahead-of-time compiling is not possible (Triton's
 interpreter, a Triton without `AsyncCompileMode`) or a compile fails, the kernel is

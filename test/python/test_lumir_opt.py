@@ -62,6 +62,16 @@ def test_help_lists_every_pass_with_its_summary() -> None:
             "builtin.module {}",
             "stop_after = 'no-such-pass' is not one of its passes",
         ),
+        (
+            ("-p", "chunk-rows{max_bytes=-5}"),
+            "builtin.module {}",
+            "chunk-rows: max_bytes must be a byte count >= 0 (0 chunks nothing), got -5",
+        ),
+        (
+            ("-p", "lumir-pipeline{chunk_bytes=-1}"),
+            "builtin.module {}",
+            "lumir-pipeline: chunk_bytes must be a byte count >= 0",
+        ),
     ],
 )
 def test_user_mistakes_are_located_errors_not_tracebacks(
