@@ -509,6 +509,14 @@ def _remove_unused_plans(module: ModuleOp) -> None:
             plan.erase()
 
 
+def check_byte_count(option: str, value: int, zero_means: str) -> None:
+    """A chunk size given as an option must be a byte count; say which option if not."""
+    if value < 0:
+        raise LumirDiagnosticError(
+            [Diagnostic(f"{option} must be a byte count >= 0 ({zero_means}), got {value}")]
+        )
+
+
 @dataclass(frozen=True)
 class ChunkRowsPass(ModulePass):
     """Run a row-local matmul group whose temporaries exceed `max_bytes` in row chunks.
@@ -531,15 +539,7 @@ class ChunkRowsPass(ModulePass):
     group is chunked)."""
 
     def __post_init__(self) -> None:
-        if self.max_bytes < 0:
-            raise LumirDiagnosticError(
-                [
-                    Diagnostic(
-                        f"chunk-rows: max_bytes must be a byte count >= 0 (0 chunks nothing), "
-                        f"got {self.max_bytes}"
-                    )
-                ]
-            )
+        check_byte_count("chunk-rows: max_bytes", self.max_bytes, "0 chunks nothing")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         changed = 0
@@ -550,4 +550,4 @@ class ChunkRowsPass(ModulePass):
             _remove_unused_plans(op)
 
 
-__all__ = ["MAX_BYTES", "ChunkRowsPass", "chunk_function"]
+__all__ = ["MAX_BYTES", "ChunkRowsPass", "check_byte_count", "chunk_function"]

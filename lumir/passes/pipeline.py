@@ -10,7 +10,7 @@ from xdsl.passes import ModulePass, PassPipeline
 
 from lumir.diagnostics import Diagnostic, LumirDiagnosticError, verify_module
 from lumir.passes import available_passes
-from lumir.passes.chunk_rows import MAX_BYTES
+from lumir.passes.chunk_rows import MAX_BYTES, check_byte_count
 
 PIPELINE = (
     "hl-canonicalize",
@@ -65,15 +65,7 @@ class LumirPipelinePass(ModulePass):
     whose temporaries exceed it runs in row chunks. `chunk_bytes=0` is no stage at all."""
 
     def __post_init__(self) -> None:
-        if self.chunk_bytes < 0:
-            raise LumirDiagnosticError(
-                [
-                    Diagnostic(
-                        f"lumir-pipeline: chunk_bytes must be a byte count >= 0 (0 runs no "
-                        f"chunk-rows), got {self.chunk_bytes}"
-                    )
-                ]
-            )
+        check_byte_count("lumir-pipeline: chunk_bytes", self.chunk_bytes, "0 runs no chunk-rows")
         if self.stop_after is not None and self.stop_after not in PIPELINE:
             raise LumirDiagnosticError(
                 [
