@@ -8,11 +8,14 @@
 #   bash bench/gpu_check.sh compare   # every workload side by side: README's table (~5 min)
 #   bash bench/gpu_check.sh accept    # the backend's acceptance check on the 1B model (~4 min)
 #   bash bench/gpu_check.sh memory    # first call and peak memory, each alone (~5 min)
+#   bash bench/gpu_check.sh first-call  # the first call stage by stage and launch by
+#                                       # launch (cold caches), then lumir, inductor and
+#                                       # the Dynamo + aot_autograd floor alone (~3 min)
 #
 # Each part stops at its own time limit (PART_SECONDS, default 280 s), so two parts fit
 # in one 10-minute call; the tail of every log is printed.
 set -uo pipefail
-part=${1:?usage: bench/gpu_check.sh tests|compare|accept|memory}
+part=${1:?usage: bench/gpu_check.sh tests|compare|accept|memory|first-call}
 out=${OUT:-gpu-out}
 limit=${PART_SECONDS:-280}
 mkdir -p "$out" /tmp/site
@@ -37,8 +40,13 @@ case $part in
   memory)
     command=(python3 -m bench.isolated --seqs 1,1024 --modes eager,lumir,inductor
              --out "$out/isolated") ;;
+  first-call)
+    command=(bash -c 'TRITON_CACHE_DIR=$(mktemp -d) LUMIR_CACHE_DIR=$(mktemp -d) \
+               python3 -m bench.first_call --timers --seq 1 --launches 12 &&
+             python3 -m bench.isolated --seqs 1 --modes frontend-aot,lumir,inductor \
+               --calls 5 --out "$0/first-call"' "$out") ;;
   *)
-    echo "gpu_check: unknown part '$part' (tests, compare, accept, memory)" >&2
+    echo "gpu_check: unknown part '$part' (tests, compare, accept, memory, first-call)" >&2
     exit 2 ;;
 esac
 start=$(date +%s)
