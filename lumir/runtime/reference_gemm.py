@@ -68,9 +68,12 @@ class GemmDescriptorError(RuntimeError):
     """The call asks for something the reference does not compute (an AUX epilogue, say)."""
 
 
-def _operand_matrix(name: str, buffer: torch.Tensor, layout: MatrixLayout) -> torch.Tensor:
+def _operand_matrix(
+    name: str, buffer: torch.Tensor, layout: MatrixLayout, what: str | None = None
+) -> torch.Tensor:
     """Check that `layout` fits in `buffer`, and return the strided (batch, rows, cols)
-    view of its elements (`lumir.runtime.layouts`)."""
+    view of its elements (`lumir.runtime.layouts`); `what` names the layout in the
+    error (default: its description)."""
     elements = _elements(name, buffer, layout.dtype)
     reached = offset_range(layout)
     if reached is not None:
@@ -78,7 +81,7 @@ def _operand_matrix(name: str, buffer: torch.Tensor, layout: MatrixLayout) -> to
         reach = (highest + 1) * layout.dtype.byte_width
         if lowest < 0 or reach > buffer.numel():
             raise GemmBufferError(
-                f"operand {name} is read as a {layout.describe()}, which reaches byte "
+                f"operand {name} is read as a {what or layout.describe()}, which reaches byte "
                 f"{reach}, but its buffer holds {buffer.numel()} bytes"
             )
     return strided_matrix(elements, layout)
@@ -203,18 +206,15 @@ class ReferenceGemmPlan:
         if bias is not None:
             self.bias_dtype = bias_dtype if bias_dtype is not None else desc.d_dtype
             vector = MatrixLayout(self.bias_dtype, desc.m, 1, desc.m, Order.COL, 1, 0)
-            self._bias = self._operand_of("bias", bias, vector)
+            what = f"{self.bias_dtype} vector of {desc.m}"
+            self._bias = _operand_matrix("bias", bias, vector, what)
         self.alpha = scale_as_read(desc.alpha, desc.scale_type)
         self.beta = scale_as_read(desc.beta, desc.scale_type)
         # References keep the buffers alive for as long as the plan can run.
         self.buffers = {"a": a, "b": b, "c": c, "d": d, "bias": bias}
 
     def _operand(self, name: str, buffer: torch.Tensor, operand: Operand) -> torch.Tensor:
-        return self._operand_of(name, buffer, matrix_layout(self.descriptor, operand))
-
-    @staticmethod
-    def _operand_of(name: str, buffer: torch.Tensor, layout: MatrixLayout) -> torch.Tensor:
-        return _operand_matrix(name, buffer, layout)
+        return _operand_matrix(name, buffer, matrix_layout(self.descriptor, operand))
 
     def run(self) -> None:
         """Compute D from the buffers' current contents and write it into D's buffer."""

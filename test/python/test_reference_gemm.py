@@ -349,6 +349,18 @@ def test_a_read_past_the_buffer_end_is_an_error_naming_the_operand() -> None:
         ReferenceGemmPlan(desc, ones, ones, torch.zeros(64, dtype=torch.uint8), c=short_c)
 
 
+def test_a_short_bias_is_an_error_naming_it_as_a_vector() -> None:
+    desc = descriptor(m=4, n=4, k=4, epilogue=Epilogue.BIAS)
+    ones = dense(torch.ones(4, 4), torch.float32)
+    short_bias = dense(torch.ones(2), torch.float32)  # 8 bytes; the bias needs 16
+    with pytest.raises(
+        GemmBufferError,
+        match=r"operand bias is read as a f32 vector of 4, which reaches byte 16, but its "
+        r"buffer holds 8 bytes",
+    ):
+        ReferenceGemmPlan(desc, ones, ones, torch.zeros(64, dtype=torch.uint8), bias=short_bias)
+
+
 def test_d_written_twice_is_an_error() -> None:
     desc = descriptor(m=2, n=2, k=2, lda=2, ldb=2, ldc=2, ldd=2, batch_count=2)  # stride_d 0
     ones = dense(torch.ones(2, 2), torch.float32)
