@@ -172,6 +172,8 @@ def main() -> None:
         help="with --timers on CUDA: time each launch of the first warm-up, print the N slowest",
     )
     args = parser.parse_args()
+    if args.launches and not args.timers:
+        parser.error("--launches times the launches beside the stage timers: add --timers")
     # The launch timing first, so the stage timers wrap it and still count its run.
     launch_times = _time_first_warm_up() if args.launches and args.timers else None
     totals = _install_timers() if args.timers else None
