@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -121,6 +122,31 @@ IRPrinter = Callable[[str, ModuleOp], None]
 
 
 @dataclass
+class PassTiming:
+    """Wall-clock seconds per stage of a compile (`--timing`), as mlir-opt's `-mlir-timing`.
+
+    Stages are `parse`, each pass by name and `verify` (every verification, the input's
+    and each pass's output, together), kept in the order they first ran, and summed over
+    `--split-input-file` chunks. Printing the IR is not a stage: `--print-ir-after-all`
+    does not inflate the pass it follows.
+    """
+
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def add(self, stage: str, seconds: float) -> None:
+        self.seconds[stage] = self.seconds.get(stage, 0.0) + seconds
+
+    def report(self) -> str:
+        """The table: seconds and share of the total per stage, then the total."""
+        total = sum(self.seconds.values())
+        lines = ["===- lumir timing report -===", f"  {'seconds':>9}  {'share':>6}  stage"]
+        for stage, seconds in [*self.seconds.items(), ("total", total)]:
+            share = 100.0 * seconds / total if total > 0 else 0.0
+            lines.append(f"  {seconds:9.4f}  {share:5.1f}%  {stage}")
+        return "\n".join(lines)
+
+
+@dataclass
 class CompileSettings:
     """How a chunk is compiled: verification on or off, and what to do after each pass."""
 
@@ -128,6 +154,8 @@ class CompileSettings:
     after_pass: IRPrinter | None = None
     keep_input: bool = False
     """Also return a copy of the parsed input, before any pass (lumir-run's reference)."""
+    timing: PassTiming | None = None
+    """Where to add each stage's wall-clock seconds (`--timing`), or nowhere."""
 
 
 @dataclass
@@ -150,11 +178,12 @@ def compile_chunk(
     ctx = lumir_context()
     input_module = None
     after_each = _AfterEachPass(settings)
+    timed = _Stopwatch(settings.timing)
     with collecting() as emitted:
         try:
-            module = parse_module_text(chunk.text, name, chunk.line_offset, ctx)
+            module = timed("parse", parse_module_text, chunk.text, name, chunk.line_offset, ctx)
             if settings.verify:
-                _raise_problems(verify_module(module))
+                _raise_problems(timed("verify", verify_module, module))
             if settings.keep_input:
                 input_module = module.clone()
             PassPipeline(tuple(passes), after_each).apply(ctx, module)
@@ -169,28 +198,50 @@ def compile_chunk(
     return CompiledChunk(module, list(emitted), input_module)
 
 
+class _Stopwatch:
+    """Runs a function and adds its wall-clock seconds to a stage of a `PassTiming`
+    (when there is one); the function's own errors pass through, its time counted."""
+
+    def __init__(self, timing: PassTiming | None):
+        self.timing = timing
+
+    def __call__(self, stage: str, function, *args):
+        if self.timing is None:
+            return function(*args)
+        start = time.perf_counter()
+        try:
+            return function(*args)
+        finally:
+            self.timing.add(stage, time.perf_counter() - start)
+
+
 class _AfterEachPass:
     """The `PassPipeline` callback: verify, then print, the IR after each pass.
 
     It also remembers which pass is running, so an unlocated exception from inside a
-    pass can at least be attributed to it.
+    pass can at least be attributed to it, and when it started: a pass's time is the
+    time between this callback's return before it and its call after it.
     """
 
     def __init__(self, settings: CompileSettings):
         self.settings = settings
         self.running = "lumir"
+        self.timed = _Stopwatch(settings.timing)
+        self.pass_started = time.perf_counter()
 
     def __call__(self, done: ModulePass | None, module: ModuleOp, next: ModulePass | None) -> None:
+        if done is not None and self.settings.timing is not None:
+            self.settings.timing.add(done.name, time.perf_counter() - self.pass_started)
         self.running = next.name if next is not None else "lumir"
-        if done is None:
-            return
-        if self.settings.verify:
-            problems = verify_module(module)
-            if problems:
-                header = Diagnostic(f"IR after pass '{done.name}' does not verify")
-                raise LumirDiagnosticError([header, *problems])
-        if self.settings.after_pass is not None:
-            self.settings.after_pass(done.name, module)
+        if done is not None:
+            if self.settings.verify:
+                problems = self.timed("verify", verify_module, module)
+                if problems:
+                    header = Diagnostic(f"IR after pass '{done.name}' does not verify")
+                    raise LumirDiagnosticError([header, *problems])
+            if self.settings.after_pass is not None:
+                self.settings.after_pass(done.name, module)
+        self.pass_started = time.perf_counter()
 
 
 def _raise_problems(problems: list[Diagnostic]) -> None:

@@ -26,6 +26,7 @@ from lumir.passes import available_passes, pass_summary
 from lumir.tools.driver import (
     SPLIT_MARKER,
     CompileSettings,
+    PassTiming,
     build_pipeline,
     closed_stdout,
     compile_chunk,
@@ -47,6 +48,7 @@ class Options:
     print_ir_after_all: bool
     print_debuginfo: bool
     disable_verify: bool
+    timing: bool = False
 
 
 def render(module: ModuleOp, options: Options) -> str:
@@ -170,6 +172,11 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--disable-verify", action="store_true", help="do not verify the IR between passes"
     )
+    parser.add_argument(
+        "--timing",
+        action="store_true",
+        help="print the wall-clock time of parsing, each pass and verification to stderr",
+    )
     return parser
 
 
@@ -180,6 +187,7 @@ def run(options: Options, stdout: IO[str]) -> int:
     settings = CompileSettings(
         verify=not options.disable_verify,
         after_pass=_dump_after(options) if options.print_ir_after_all else None,
+        timing=PassTiming() if options.timing else None,
     )
     outputs: list[str] = []
     failures: list[str] = []
@@ -203,6 +211,8 @@ def run(options: Options, stdout: IO[str]) -> int:
         stdout.write(output)
     for failure in failures:
         print(failure, file=sys.stderr)
+    if settings.timing is not None:
+        print(settings.timing.report(), file=sys.stderr)
     return 1 if failures else 0
 
 

@@ -12,6 +12,7 @@ from xdsl.utils.lexer import Input, Span
 
 from lumir.parsing import LineTable
 from lumir.passes import PASS_MODULES
+from lumir.passes.pipeline import PIPELINE
 from lumir.tools import pass_docs
 
 REPO = Path(__file__).resolve().parents[2]
@@ -135,3 +136,55 @@ def test_line_table_agrees_with_xdsl_locations() -> None:
         expected = Span(offset, offset + 1, Input(text, "t.mlir")).get_location()
         where = table.location(offset)
         assert (where.line, where.column) == (expected.line + 3, expected.col)
+
+
+def _timing_rows(stderr: str) -> list[tuple[float, str]]:
+    lines = stderr.splitlines()
+    start = lines.index("===- lumir timing report -===")
+    rows = []
+    for line in lines[start + 2 :]:
+        seconds, share, stage = line.split(maxsplit=2)
+        assert share.endswith("%")
+        rows.append((float(seconds), stage))
+    return rows
+
+
+def test_timing_reports_every_stage_in_order_and_leaves_the_output_alone() -> None:
+    example = str(REPO / "examples" / "mlp_block.mlir")
+    plain = lumir_opt(example, "-p", "lumir-pipeline")
+    timed = lumir_opt(example, "-p", "lumir-pipeline", "--timing")
+    assert plain.returncode == timed.returncode == 0
+    assert timed.stdout == plain.stdout
+    rows = _timing_rows(timed.stderr)
+    stages = [stage for _, stage in rows]
+    assert stages == ["parse", "verify", *PIPELINE, "total"]
+    assert all(seconds >= 0 for seconds, _ in rows)
+    total = rows[-1][0]
+    assert sum(seconds for seconds, _ in rows[:-1]) == pytest.approx(total, abs=1e-3)
+
+
+def test_timing_sums_chunks_and_has_no_verify_row_when_verification_is_off() -> None:
+    module = (
+        "func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n  func.return %x : tensor<4xf32>\n}\n"
+    )
+    result = lumir_opt(
+        "--split-input-file",
+        "--disable-verify",
+        "--timing",
+        "-p",
+        "hl-canonicalize",
+        stdin=f"{module}// -----\n{module}",
+    )
+    assert result.returncode == 0
+    assert [stage for _, stage in _timing_rows(result.stderr)] == [
+        "parse",
+        "hl-canonicalize",
+        "total",
+    ]
+
+
+def test_timing_is_reported_when_the_input_is_refused() -> None:
+    result = lumir_opt("--timing", stdin="func.func @f( {")
+    assert result.returncode == 1
+    assert "<stdin>:1:" in result.stderr
+    assert [stage for _, stage in _timing_rows(result.stderr)] == ["parse", "total"]
