@@ -159,8 +159,10 @@ def splat_value(op: Operation) -> float | None:
     if not isinstance(op, hl.ConstantOp):
         return None
     value = op.value
-    if not isinstance(value, DenseIntOrFPElementsAttr) or not value.is_splat():
+    if not isinstance(value, DenseIntOrFPElementsAttr):
         return None
+    if math.prod(value.get_type().get_shape()) == 0 or not value.is_splat():
+        return None  # `dense<>` holds no value (and xDSL's is_splat fails on it)
     values = value.get_values()
     if not values or not isinstance(values[0], float) or not math.isfinite(values[0]):
         return None

@@ -6,6 +6,7 @@ each idiom, so this pass rewrites the others into it:
 
 - `hl.linear(x, w, b)` -> `hl.add(hl.matmul(x, hl.transpose(w)), b)`;
 - `hl.addmm(b, x, y)` -> `hl.add(hl.matmul(x, y), b)`;
+- an `hl.matmul` with an operand of size 0 in some dimension -> a constant of zeros;
 - chains of transposes, of reshapes, and of exact casts become one op (or none);
 - a constant operand of a commutative `hl.add` / `hl.mul` moves to the rhs, so the
   alpha rule sees `hl.mul %mm, %scale`;
@@ -247,6 +248,36 @@ class SplitAddmm(RewritePattern):
         _replace(rewriter, op, [product, hl.AddOp(product.result, op.bias)])
 
 
+class FoldEmptyProduct(RewritePattern):
+    """matmul(x, y) -> a constant of zeros when an operand has a dimension of size 0.
+
+    An empty contraction (K = 0) sums no products, so every element is +0 (as in
+    torch); an empty M, N or batch leaves no element at all. Either way the result is
+    known without running anything, and cuBLASLt takes no zero-sized problem, so the
+    product never reaches hl-to-cublaslt: an empty batch or a layer that an empty
+    routing left no rows becomes a constant the rest of the program reads.
+    """
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: hl.MatmulOp, rewriter: PatternRewriter) -> None:
+        shapes = (_tensor_type(op.lhs).get_shape(), _tensor_type(op.rhs).get_shape())
+        if not any(size == 0 for shape in shapes for size in shape):
+            return
+        result_type = _tensor_type(op.result)
+        if any(size < 0 for size in result_type.get_shape()):
+            return  # a dynamic result size: no literal can stand for it
+        element = result_type.element_type
+        zero = 0.0 if _is_float(element) else 0
+        _replace(rewriter, op, [hl.splat(zero, element, result_type.get_shape())])
+
+
+def _is_float(element: Attribute) -> bool:
+    return isinstance(
+        element,
+        BFloat16Type | Float16Type | Float32Type | Float64Type | Float8E4M3FNType | Float8E5M2Type,
+    )
+
+
 # --- commutative operand order ----------------------------------------------------------
 
 
@@ -442,6 +473,7 @@ class SpecializeConstantMask(RewritePattern):
 CANONICALIZATION_PATTERNS: tuple[type[RewritePattern], ...] = (
     SplitLinear,
     SplitAddmm,
+    FoldEmptyProduct,
     FoldIdentityTranspose,
     FoldTransposeChain,
     FoldIdentityReshape,
@@ -460,7 +492,8 @@ class HLCanonicalizePass(ModulePass):
     """Fold transpose/reshape/cast chains and split linear/addmm into matmul + add.
 
         `hl.linear` becomes a transpose of the weight, an `hl.matmul` and an `hl.add` of the
-        bias; `hl.addmm` a matmul and an add. Chains of transposes, of reshapes and of exact
+        bias; `hl.addmm` a matmul and an add; a matmul with an empty dimension a constant
+        (zeros, or no element). Chains of transposes, of reshapes and of exact
         casts (a float widening first) fold to one op or none, and a constant operand of
         `hl.add` / `hl.mul` moves to the rhs, and an `hl.sdpa` over HF's `repeat_kv` of key
         and value takes the un-repeated heads with `enable_gqa`, and one whose mask is known at
@@ -484,6 +517,7 @@ __all__ = [
     "CANONICALIZATION_PATTERNS",
     "LEFT_OUT_AT_OR_BELOW",
     "ConstantToRhs",
+    "FoldEmptyProduct",
     "FoldExactCastChain",
     "FoldIdentityCast",
     "FoldIdentityReshape",

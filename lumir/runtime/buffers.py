@@ -9,6 +9,7 @@ of `lumir.dtypes`, which the executors and the reference interpreter share.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import torch
@@ -70,6 +71,8 @@ def constant_tensor(value: DenseIntOrFPElementsAttr) -> torch.Tensor:
     """A CPU tensor holding the elements of a dense literal, in its element type."""
     value_type = value.get_type()
     shape, dtype = shaped_type_parts(value_type)
+    if math.prod(shape) == 0:
+        return torch.empty(shape, dtype=dtype)  # `dense<>`: no element (xDSL's is_splat fails)
     if value.is_splat():
         first = next(iter(value.iter_values()))
         return torch.full(shape, first, dtype=dtype)
