@@ -310,7 +310,8 @@ def _warn(gm: fx.GraphModule, stats: GraphStats, had_partitions: bool) -> None:
         names = ", ".join(sorted(set(stats.fallback_ops)))
         parts.append(f"{len(stats.fallback_ops)} op(s) run in eager ({names})")
     for failure in stats.failures:
-        parts.append(f"partition {failure.splitlines()[0]} failed to compile and runs in eager")
+        partition, _, reason = failure.splitlines()[0].partition(": ")
+        parts.append(f"partition {partition} failed to compile and runs in eager ({reason})")
     for kept in stats.kept_in_eager:
         parts.append(f"{kept}, so it runs in eager")
     warnings.warn(f"lumir {stats.label}: " + "; ".join(parts), LumirFallbackWarning, stacklevel=2)
