@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
+    AnyFloat,
     BFloat16Type,
     Float8E4M3FNType,
     Float8E5M2Type,
@@ -267,15 +268,8 @@ class FoldEmptyProduct(RewritePattern):
         if any(size < 0 for size in result_type.get_shape()):
             return  # a dynamic result size: no literal can stand for it
         element = result_type.element_type
-        zero = 0.0 if _is_float(element) else 0
+        zero = 0.0 if isinstance(element, AnyFloat) else 0
         _replace(rewriter, op, [hl.splat(zero, element, result_type.get_shape())])
-
-
-def _is_float(element: Attribute) -> bool:
-    return isinstance(
-        element,
-        BFloat16Type | Float16Type | Float32Type | Float64Type | Float8E4M3FNType | Float8E5M2Type,
-    )
 
 
 # --- commutative operand order ----------------------------------------------------------
