@@ -161,12 +161,10 @@ def splat_value(op: Operation) -> float | None:
     value = op.value
     if not isinstance(value, DenseIntOrFPElementsAttr):
         return None
-    if math.prod(value.get_type().get_shape()) == 0 or not value.is_splat():
-        return None  # `dense<>` holds no value (and xDSL's is_splat fails on it)
-    values = value.get_values()
-    if not values or not isinstance(values[0], float) or not math.isfinite(values[0]):
+    first = hl.splat_element(value)
+    if not isinstance(first, float) or not math.isfinite(first):
         return None
-    return float(values[0])
+    return first
 
 
 def has_call(block: Block) -> bool:

@@ -9,7 +9,6 @@ of `lumir.dtypes`, which the executors and the reference interpreter share.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import torch
@@ -17,6 +16,7 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, MemRefType, TensorTy
 from xdsl.ir import Attribute
 
 from lumir.cublaslt_enums import DataType
+from lumir.dialects.hl.constants import splat_element
 from lumir.dtypes import element_dtype
 
 
@@ -71,9 +71,7 @@ def constant_tensor(value: DenseIntOrFPElementsAttr) -> torch.Tensor:
     """A CPU tensor holding the elements of a dense literal, in its element type."""
     value_type = value.get_type()
     shape, dtype = shaped_type_parts(value_type)
-    if math.prod(shape) == 0:
-        return torch.empty(shape, dtype=dtype)  # `dense<>`: no element (xDSL's is_splat fails)
-    if value.is_splat():
-        first = next(iter(value.iter_values()))
+    first = splat_element(value)
+    if first is not None:
         return torch.full(shape, first, dtype=dtype)
     return torch.tensor(list(value.get_values()), dtype=dtype).reshape(shape)

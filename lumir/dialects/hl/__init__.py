@@ -20,7 +20,7 @@ kernel computes is `row_program`).
 from xdsl.ir import Dialect
 
 from lumir.dialects.hl import infer
-from lumir.dialects.hl.constants import ConstantOp, splat
+from lumir.dialects.hl.constants import ConstantOp, splat, splat_element
 from lumir.dialects.hl.elementwise import (
     AbsOp,
     AddOp,
@@ -233,4 +233,5 @@ __all__ = [
     "infer",
     "matmul_shape",
     "splat",
+    "splat_element",
 ]

@@ -1,7 +1,9 @@
-"""`hl.constant`: dense tensor literals, and `splat` to build the common scalar case."""
+"""`hl.constant`: dense tensor literals; `splat` builds the common scalar case and
+`splat_element` reads it back."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import cast
 
@@ -39,6 +41,14 @@ class ConstantOp(InferredResultOp):
 
     def result_mismatch(self, inferred: TensorType) -> str:
         return f"'hl.constant' value type {inferred} differs from result type {self.result.type}"
+
+
+def splat_element(value: DenseIntOrFPElementsAttr) -> int | float | None:
+    """The one value every element of a splat literal holds, else None: a literal of
+    several values, or `dense<>`, which holds none (xDSL's `is_splat` fails on it)."""
+    if math.prod(value.get_type().get_shape()) == 0 or not value.is_splat():
+        return None
+    return next(iter(value.iter_values()))
 
 
 def splat(value: float, element_type: Attribute, shape: Sequence[int] = ()) -> ConstantOp:
