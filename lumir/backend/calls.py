@@ -34,6 +34,7 @@ from collections.abc import Callable, Sequence
 import sympy
 import torch
 
+from lumir.backend.output_layouts import placer, plan_layouts
 from lumir.frontend.importer import ImportedGraph
 from lumir.frontend.shapes import Bindings, SymbolSite, evaluate
 from lumir.runtime import Program
@@ -181,7 +182,9 @@ def _output_builder(
     own (bound) tensor, updated in place: it is returned as it is. So is a result in
     `fresh` (`Program.fresh_outputs`, the call's own tensor) where it stays on its
     device, the first time it is returned: a second graph output of the same result
-    gets a copy, as it always did, so that no two outputs alias."""
+    gets a copy, as it always did, so that no two outputs alias. Outputs that eager
+    torch returns as views (transposed, strided, aliasing one another) are placed in
+    that layout instead (lumir.backend.output_layouts)."""
     same_place = home == device or (home.type == device.type and home.type == "cpu")
     clone: Callable[[torch.Tensor], torch.Tensor] = (
         torch.Tensor.clone if same_place else (lambda t: t.to(home))
@@ -205,6 +208,21 @@ def _output_builder(
             items.append(
                 (-1, evaluate(size, bindings) if isinstance(size, torch.SymInt | int) else size)
             )
+    groups = plan_layouts(
+        [
+            (position, output.result, output.example)
+            for position, output in enumerate(imported.outputs)
+            if output.result is not None and output.result not in in_place
+        ],
+        bindings,
+    )
+    if groups:
+        return _placing_builder(
+            items,
+            [copier(i) if i >= 0 else None for i, _ in items],
+            placer(groups, home),
+            returns_tuple,
+        )
     if len(items) == 1 and items[0][0] >= 0 and not returns_tuple:
         index = items[0][0]
         copy = copier(index)
@@ -218,6 +236,27 @@ def _output_builder(
         values = tuple(
             copy(results[i]) if copy is not None else v
             for (i, v), copy in zip(items, copies, strict=True)
+        )
+        return values if returns_tuple else values[0]
+
+    return build
+
+
+def _placing_builder(
+    items: Sequence[tuple[int, object]],
+    copies: Sequence[Callable[[torch.Tensor], torch.Tensor] | None],
+    place: Callable[[Sequence[torch.Tensor]], dict[int, torch.Tensor]],
+    returns_tuple: bool,
+) -> Callable[[Sequence[torch.Tensor]], object]:
+    """`_output_builder`'s general form when some outputs are placed in a layout."""
+
+    def build(results: Sequence[torch.Tensor]) -> object:
+        placed = place(results)
+        values = tuple(
+            placed[position]
+            if position in placed
+            else (copy(results[i]) if copy is not None else v)
+            for position, ((i, v), copy) in enumerate(zip(items, copies, strict=True))
         )
         return values if returns_tuple else values[0]
 

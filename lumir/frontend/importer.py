@@ -34,10 +34,15 @@ from lumir.frontend.table import (
 
 @dataclass(frozen=True)
 class GraphOutput:
-    """One output of the graph: a function result (`result` index), or a size (`size`)."""
+    """One output of the graph: a function result (`result` index), or a size (`size`).
+
+    `example` is a result's traced tensor (the node's `meta["val"]`, when it has one):
+    its size, strides and storage say what layout eager torch would hand back
+    (lumir.backend.output_layouts)."""
 
     result: int | None = None
     size: object = None
+    example: object = None
 
 
 @dataclass(frozen=True)
@@ -121,7 +126,7 @@ def import_graph(gm: fx.GraphModule, bindings: Bindings, name: str = "forward") 
         elif node.op == "output":
             for item in _flat_outputs(node.args[0]):
                 if isinstance(item, fx.Node) and item in cx.values:
-                    outputs.append(GraphOutput(result=len(results)))
+                    outputs.append(GraphOutput(result=len(results), example=item.meta.get("val")))
                     results.append(cx.values[item])
                 elif isinstance(item, fx.Node):
                     outputs.append(GraphOutput(size=item.meta.get("val")))

@@ -1,0 +1,183 @@
+"""Graph outputs in the layout eager torch gives them: their strides, and which alias which.
+
+A program's results are dense tensors in its own buffers, and a call copies each one
+out (lumir.backend.calls). Eager torch returns some outputs as views: `y.t()` has
+strides (1, n), `y[:, ::2]` skips elements, and `(y, y.t())` are two windows of one
+storage, so an in-place update through one is seen through the other. A caller can
+tell the difference: `.stride()`, a `.view()` that only the transposed layout allows,
+the update seen or not. aot_autograd recreates the outputs that alias *inputs*, but
+leaves the layout of an inference graph's other outputs to the compiler (inductor
+returns views of its buffers), so a partition recreates them itself.
+
+`plan_layouts` reads each output's traced layout (the FakeTensor in its node's
+`meta["val"]`: size, stride, storage offset, and its storage, which views share) once
+per specialisation. Outputs that are dense and row-major, and share their storage with
+no other output, are left to the plain copy. The others are placed: each group of
+outputs that share a traced storage gets one fresh storage per call, just long enough
+for the windows they cover, each output is an `as_strided` window of it at its traced
+size, stride and (shifted) offset, and the program's result is copied into the window.
+A window that repeats elements (an `expand`, stride 0) is written through its first
+index along those dimensions. A window whose elements overlap in another way (an
+`unfold`) cannot be written by a copy; it stays a plain copy, as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import torch
+from torch.multiprocessing.reductions import StorageWeakRef
+
+from lumir.frontend.shapes import Bindings, UnboundSymbolError, evaluate
+
+
+@dataclass(frozen=True)
+class Window:
+    """One placed output: a window of its group's storage.
+
+    `position` is the output's index among the graph's outputs, `result` the program
+    result it copies; `written` is the index (a tuple of slices) that keeps the first
+    element of each repeated (stride-0) dimension, or None when the whole window is
+    written."""
+
+    position: int
+    result: int
+    size: tuple[int, ...]
+    stride: tuple[int, ...]
+    offset: int
+    written: tuple[slice, ...] | None
+
+
+@dataclass(frozen=True)
+class StorageGroup:
+    """The outputs of one traced storage, placed in one fresh storage per call."""
+
+    dtype: torch.dtype
+    extent: int
+    windows: tuple[Window, ...]
+
+    def place(
+        self, results: Sequence[torch.Tensor], device: torch.device
+    ) -> list[tuple[int, torch.Tensor]]:
+        """(position, output) for each window, with the results copied in."""
+        storage = torch.empty(self.extent, dtype=self.dtype, device=device)
+        placed = []
+        for window in self.windows:
+            view = storage.as_strided(window.size, window.stride, window.offset)
+            source = results[window.result]
+            if window.written is None:
+                view.copy_(source)
+            else:
+                view[window.written].copy_(source[window.written])
+            placed.append((window.position, view))
+        return placed
+
+
+@dataclass(frozen=True)
+class _Traced:
+    position: int
+    result: int
+    example: torch.Tensor
+    size: tuple[int, ...]
+    stride: tuple[int, ...]
+    offset: int
+
+
+def plan_layouts(
+    outputs: Sequence[tuple[int, int, object]], bindings: Bindings
+) -> tuple[StorageGroup, ...]:
+    """The groups of outputs to place, from (position, result, traced example) triples.
+
+    An output with no traced tensor, or one whose layout needs no placing, is in no
+    group. Groups come in the order of their first output.
+    """
+    traced = [_traced(position, result, example, bindings) for position, result, example in outputs]
+    by_storage: dict[StorageWeakRef, list[_Traced]] = {}
+    for item in traced:
+        if item is not None:
+            by_storage.setdefault(StorageWeakRef(item.example.untyped_storage()), []).append(item)
+    groups = []
+    for members in by_storage.values():
+        if len(members) == 1 and _row_major(members[0].size, members[0].stride):
+            continue
+        group = _group(members)
+        if group is not None:
+            groups.append(group)
+    return tuple(groups)
+
+
+def _traced(position: int, result: int, example: object, bindings: Bindings) -> _Traced | None:
+    if not isinstance(example, torch.Tensor) or example.layout != torch.strided:
+        return None
+    try:
+        size = tuple(evaluate(d, bindings) for d in example.shape)
+        stride = tuple(evaluate(s, bindings) for s in example.stride())
+        offset = evaluate(example.storage_offset(), bindings)
+        StorageWeakRef(example.untyped_storage())
+    except (UnboundSymbolError, TypeError, RuntimeError, NotImplementedError):
+        return None  # a layout this specialisation cannot state: the plain copy
+    if 0 in size:
+        return None  # no element to place: the plain copy has the right shape
+    return _Traced(position, result, example, size, stride, offset)
+
+
+def _group(members: Sequence[_Traced]) -> StorageGroup | None:
+    writable = [m for m in members if _written(m.size, m.stride) is not False]
+    if not writable or len({m.example.dtype for m in writable}) != 1:
+        return None
+    if len(writable) == 1 and _row_major(writable[0].size, writable[0].stride):
+        return None
+    start = min(m.offset for m in writable)
+    windows = []
+    extent = 0
+    for m in writable:
+        written = _written(m.size, m.stride)
+        assert written is not False
+        offset = m.offset - start
+        windows.append(Window(m.position, m.result, m.size, m.stride, offset, written))
+        extent = max(
+            extent, offset + 1 + sum((n - 1) * s for n, s in zip(m.size, m.stride, strict=True))
+        )
+    return StorageGroup(writable[0].example.dtype, extent, tuple(windows))
+
+
+def _row_major(size: Sequence[int], stride: Sequence[int]) -> bool:
+    """Dense and row-major (dimensions of size 1 may have any stride), as a copy is."""
+    expected = 1
+    for n, s in zip(reversed(size), reversed(stride), strict=True):
+        if n != 1 and s != expected:
+            return False
+        expected *= n
+    return True
+
+
+def _written(size: Sequence[int], stride: Sequence[int]) -> tuple[slice, ...] | bool | None:
+    """How a window of this layout is written: None (whole), the index keeping the
+    first element of each repeated dimension, or False when its elements overlap
+    otherwise and no copy can write it."""
+    kept = [(n, s) for n, s in zip(size, stride, strict=True) if n > 1 and s != 0]
+    reach = 0  # the furthest element reached by the dimensions of smaller stride
+    for n, s in sorted(kept, key=lambda pair: pair[1]):
+        if s <= reach:
+            return False
+        reach += (n - 1) * s
+    if all(s != 0 or n == 1 for n, s in zip(size, stride, strict=True)):
+        return None
+    return tuple(
+        slice(0, 1) if s == 0 and n > 1 else slice(None) for n, s in zip(size, stride, strict=True)
+    )
+
+
+def placer(
+    groups: Sequence[StorageGroup], device: torch.device
+) -> Callable[[Sequence[torch.Tensor]], dict[int, torch.Tensor]]:
+    """{position: output} of every placed output, for one call's results."""
+
+    def place(results: Sequence[torch.Tensor]) -> dict[int, torch.Tensor]:
+        placed: dict[int, torch.Tensor] = {}
+        for group in groups:
+            placed.update(group.place(results, device))
+        return placed
+
+    return place

@@ -1,0 +1,149 @@
+"""Outputs come back in eager's layout: its strides, and the aliasing between outputs.
+
+A model that returns `y.t()`, a strided slice or several views of one intermediate
+gets, from eager torch, tensors whose strides and shared storage the caller can
+observe (`.stride()`, a `.view()` only that layout allows, an in-place update seen
+through another output). lumir's partitions place such outputs in that layout
+(lumir.backend.output_layouts); these tests compare with eager on each.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import lumir.backend  # noqa: F401  (registers "lumir")
+from lumir.backend import LumirFallbackWarning, stats
+from lumir.backend.output_layouts import _written, plan_layouts
+
+ON_CUDA = pytest.param(
+    "cuda",
+    marks=[
+        pytest.mark.cuda,
+        pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device"),
+    ],
+)
+DEVICES = ["cpu", ON_CUDA]
+
+VIEWS = {
+    "transpose": lambda a, w: (a @ w).t(),
+    "transpose_after_relu": lambda a, w: torch.relu(a @ w).t(),
+    "batch_transpose": lambda a, w: (a.unsqueeze(0).expand(3, -1, -1) @ w).transpose(0, 1),
+    "permute": lambda a, w: (a @ w).view(4, 2, 4).permute(2, 0, 1),
+    "step_slice": lambda a, w: (a @ w)[:, ::2],
+    "column_slice": lambda a, w: (a @ w)[:, 1:3],
+    "expand": lambda a, w: (a @ w)[:, :1].expand(4, 8),
+    "contiguous_beside_transposed": lambda a, w: (a @ w, (a @ w + 1).t()),
+}
+
+
+def _compile(fn, *args):
+    torch._dynamo.reset()
+    stats.GRAPHS.clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LumirFallbackWarning)
+        out = torch.compile(fn, backend="lumir")(*args)
+    assert stats.GRAPHS and all(g.partitions for g in stats.GRAPHS), "nothing compiled"
+    return out
+
+
+def _as_tuple(value):
+    return value if isinstance(value, tuple) else (value,)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("name", sorted(VIEWS))
+def test_strides_are_eagers(name, device):
+    a = torch.randn(4, 16, device=device)
+    w = torch.randn(16, 8, device=device)
+    fn = VIEWS[name]
+    for got, want in zip(_as_tuple(_compile(fn, a, w)), _as_tuple(fn(a, w)), strict=True):
+        assert got.shape == want.shape and got.dtype == want.dtype
+        assert got.stride() == want.stride()
+        torch.testing.assert_close(got, want)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_views_of_one_intermediate_alias_each_other(device):
+    """An update through one output shows through the others, as in eager."""
+
+    def views(a, w):
+        y = a @ w
+        return y, y.t(), y[1:3]
+
+    a = torch.randn(4, 16, device=device)
+    w = torch.randn(16, 8, device=device)
+    got, want = _compile(views, a, w), views(a, w)
+    for tensors in (got, want):
+        tensors[0].add_(1.0)
+    for g, e in zip(got, want, strict=True):
+        assert g.stride() == e.stride()
+        torch.testing.assert_close(g, e)
+    assert got[1].data_ptr() == got[0].data_ptr()
+    assert got[2].data_ptr() == got[0][1].data_ptr()
+
+
+def test_a_view_only_the_eager_layout_allows():
+    """`transpose` then `view` works on eager's transposed output; a row-major copy
+    of it would raise."""
+
+    def head_major(a, w):
+        return (a @ w).view(4, 2, 4).transpose(0, 1)  # [2, 4, 4], heads first
+
+    a, w = torch.randn(4, 16), torch.randn(16, 8)
+    got = _compile(head_major, a, w)
+    torch.testing.assert_close(
+        got.transpose(0, 1).view(4, 8), head_major(a, w).transpose(0, 1).view(4, 8)
+    )
+
+
+def test_dynamic_lengths_keep_eager_strides():
+    def transposed(a, w):
+        return torch.relu(a @ w).t()
+
+    torch._dynamo.reset()
+    compiled = torch.compile(transposed, backend="lumir", dynamic=True)
+    w = torch.randn(16, 8)
+    for rows in (3, 5, 9):
+        a = torch.randn(rows, 16)
+        got, want = compiled(a, w), transposed(a, w)
+        assert got.stride() == want.stride() == (1, 8)
+        torch.testing.assert_close(got, want)
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    order=st.permutations([0, 1, 2]),
+    step=st.integers(1, 3),
+    start=st.integers(0, 2),
+)
+def test_any_permuted_and_sliced_product(order, step, start):
+    def product_view(a, w):
+        return (a @ w).permute(*order)[start::step]
+
+    a, w = torch.randn(3, 5, 16), torch.randn(16, 6)
+    got, want = _compile(product_view, a, w), product_view(a, w)
+    assert got.shape == want.shape and got.stride() == want.stride()
+    torch.testing.assert_close(got, want)
+
+
+def test_windows_that_overlap_are_not_written_by_a_copy():
+    """An `unfold`-like window (elements shared between rows) cannot be copied into;
+    a repeated dimension (stride 0) is written through its first index."""
+    assert _written((3, 3), (1, 1)) is False
+    assert _written((4, 5), (1, 4)) is None
+    assert _written((5, 4), (1, 0)) == (slice(None), slice(0, 1))
+
+
+def test_row_major_outputs_of_their_own_are_left_to_the_plain_copy():
+    y = torch.empty(4, 8, device="meta")
+    other = torch.empty(4, 8, device="meta")
+    plain = [(0, 0, y), (1, 1, other[1:3])]
+    assert plan_layouts(plain, {}) == ()
+    (group,) = plan_layouts([(0, 0, y), (1, 1, y.t())], {})
+    assert [w.stride for w in group.windows] == [(8, 1), (1, 8)]
+    assert group.extent == 32
