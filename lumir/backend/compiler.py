@@ -150,9 +150,10 @@ def compile_aten_graph(
     home = _graph_device(example_inputs)
     device = torch.device(options.device) if options.device is not None else home
     reasons = _unsupported_reasons(gm)
-    stats.fallback_ops = [
-        target_name(node) for node, reason in reasons.items() if reason is not None
+    stats.unsupported = [
+        (target_name(node), reason) for node, reason in reasons.items() if reason is not None
     ]
+    stats.fallback_ops = [name for name, _ in stats.unsupported]
     partitions = _partitions(gm, reasons, stats)
     if not partitions:
         result = gm
@@ -307,11 +308,25 @@ def _warn(gm: fx.GraphModule, stats: GraphStats, had_partitions: bool) -> None:
     if not had_partitions:
         parts.append("no op of this graph is supported by lumir; it runs entirely in eager")
     if stats.fallback_ops:
-        names = ", ".join(sorted(set(stats.fallback_ops)))
-        parts.append(f"{len(stats.fallback_ops)} op(s) run in eager ({names})")
+        parts.append(f"{len(stats.fallback_ops)} op(s) run in eager ({_why(stats)})")
     for failure in stats.failures:
         partition, _, reason = failure.splitlines()[0].partition(": ")
         parts.append(f"partition {partition} failed to compile and runs in eager ({reason})")
     for kept in stats.kept_in_eager:
         parts.append(f"{kept}, so it runs in eager")
     warnings.warn(f"lumir {stats.label}: " + "; ".join(parts), LumirFallbackWarning, stacklevel=2)
+
+
+def _why(stats: GraphStats) -> str:
+    """The fallback ops, grouped by why they are unsupported (`op, op: reason; ...`,
+    reasons in order of first appearance), then the ops of failed partitions and kept
+    nodes by name alone: their reasons are parts of the warning of their own."""
+    by_reason: dict[str, set[str]] = {}
+    for name, reason in stats.unsupported:
+        by_reason.setdefault(reason, set()).add(name)
+    groups = [f"{', '.join(sorted(names))}: {reason}" for reason, names in by_reason.items()]
+    unsupported = {name for name, _ in stats.unsupported}
+    others = sorted(set(stats.fallback_ops) - unsupported)
+    if others:
+        groups.append(", ".join(others))
+    return "; ".join(groups)

@@ -42,6 +42,9 @@ class GraphStats:
     label: str
     partitions: list[PartitionStats] = field(default_factory=list)
     fallback_ops: list[str] = field(default_factory=list)
+    unsupported: list[tuple[str, str]] = field(default_factory=list)
+    """(op, why lumir does not import it) for the fallback ops that are unsupported, in
+    graph order; the others fell back with a failed partition or are `kept_in_eager`."""
     failures: list[str] = field(default_factory=list)
     kept_in_eager: list[str] = field(default_factory=list)
     """Supported nodes run in eager all the same, each with why (storage reads)."""

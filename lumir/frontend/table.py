@@ -23,7 +23,7 @@ from lumir.frontend import prims as pr
 from lumir.frontend import structured as st
 from lumir.frontend import views as vw
 from lumir.frontend.context import ImportContext
-from lumir.frontend.dtypes import element_type, is_imported
+from lumir.frontend.dtypes import IMPORTED_DTYPES, element_type, is_imported
 from lumir.passes.cublaslt_builders import DEFAULT_COMPUTE
 
 aten = torch.ops.aten
@@ -40,6 +40,21 @@ class Row:
     check: Check | None = None
 
 
+def _product_dtypes() -> tuple[torch.dtype, ...]:
+    """The imported dtypes a matrix product lowers to cuBLASLt in."""
+    found = []
+    for dtype, element in IMPORTED_DTYPES.items():
+        try:
+            if DataType.from_element_type(element) in DEFAULT_COMPUTE:
+                found.append(dtype)
+        except (KeyError, ValueError):
+            continue  # no cuBLASLt data type (bool)
+    return tuple(found)
+
+
+_PRODUCT_DTYPES = _product_dtypes()
+
+
 def _cublaslt_product(node: fx.Node) -> str | None:
     """A matrix product is lumir's only where hl-to-cublaslt can lower it: an integer
     product (torch computes one on the CPU) has no cuBLASLt call and stays in eager."""
@@ -47,7 +62,7 @@ def _cublaslt_product(node: fx.Node) -> str | None:
     if not isinstance(result, torch.Tensor) or not is_imported(result.dtype):
         return "not a product of imported tensors"
     if DataType.from_element_type(element_type(result.dtype)) not in DEFAULT_COMPUTE:
-        supported = ", ".join(str(dtype) for dtype in DEFAULT_COMPUTE)
+        supported = ", ".join(str(d).removeprefix("torch.") for d in _PRODUCT_DTYPES)
         return f"a {result.dtype} matrix product has no cuBLASLt lowering (expected {supported})"
     return None
 
@@ -375,7 +390,8 @@ def unsupported_reason(node: fx.Node) -> str | None:
         return "no import rule"
     for tensor in _tensors_of(node):
         if not is_imported(tensor.dtype):
-            return f"dtype {tensor.dtype} is not imported"
+            known = ", ".join(str(d).removeprefix("torch.") for d in IMPORTED_DTYPES)
+            return f"dtype {tensor.dtype} is not imported (lumir imports {known})"
     return row.check(node) if row.check is not None else None
 
 

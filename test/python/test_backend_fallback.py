@@ -25,12 +25,12 @@ class LgammaBetweenLinears(torch.nn.Module):
         return self.second(torch.lgamma(self.first(x)))
 
 
-def _compile_and_run(model, x, **options):
+def _compile_and_run(model, *inputs, **options):
     torch._dynamo.reset()
     stats.reset()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        got = torch.compile(model, backend="lumir", options=options or None)(x)
+        got = torch.compile(model, backend="lumir", options=options or None)(*inputs)
     fallbacks = [w for w in caught if issubclass(w.category, LumirFallbackWarning)]
     return got, fallbacks
 
@@ -41,8 +41,30 @@ def test_unsupported_op_runs_in_eager_with_one_warning():
     got, fallbacks = _compile_and_run(model, x)
     torch.testing.assert_close(got, model(x), atol=1e-5, rtol=1e-5)
     assert len(fallbacks) == 1
-    assert "aten.lgamma.default" in str(fallbacks[0].message)
+    assert "(aten.lgamma.default: no import rule)" in str(fallbacks[0].message)
     assert len(stats.GRAPHS[0].partitions) == 2  # both linears still compiled
+
+
+@torch.no_grad()
+def test_the_warning_groups_the_ops_by_why_they_run_in_eager():
+    """A user learns from the warning what to change: the dtype, or the op."""
+    a, w = torch.randn(5, 8, dtype=torch.float64), torch.randn(8, 4, dtype=torch.float64)
+    got, fallbacks = _compile_and_run(lambda a, w: torch.relu(a @ w + 1), a, w)
+    torch.testing.assert_close(got, torch.relu(a @ w + 1))
+    (message,) = [str(f.message) for f in fallbacks]
+    assert "3 op(s) run in eager (aten.add.Tensor, aten.mm.default, aten.relu.default: " in message
+    assert "dtype torch.float64 is not imported (lumir imports float32, " in message
+
+    x = torch.randn(4, 16)
+    got, fallbacks = _compile_and_run(lambda x: torch.lgamma(x.topk(3).values @ x[:3]), x)
+    (message,) = [str(f.message) for f in fallbacks]
+    assert "aten.lgamma.default, aten.topk.default: no import rule; getitem: " in message
+
+    i = torch.randint(0, 5, (5, 8))
+    _, fallbacks = _compile_and_run(lambda a, b: a @ b, i, i.t())
+    (message,) = [str(f.message) for f in fallbacks]
+    assert "aten.mm.default: a torch.int64 matrix product has no cuBLASLt lowering" in message
+    assert "(expected float32, float16, bfloat16)" in message
 
 
 @torch.no_grad()
