@@ -10,11 +10,21 @@ from __future__ import annotations
 
 import warnings
 
+import pytest
 import torch
 import transformers
 
 import lumir.backend  # noqa: F401  (registers "lumir")
 from lumir.backend import LumirFallbackWarning, stats
+
+
+ON_CUDA = pytest.param(
+    "cuda",
+    marks=[
+        pytest.mark.cuda,
+        pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device"),
+    ],
+)
 
 
 class ResidualMLP(torch.nn.Module):
@@ -47,11 +57,12 @@ def _train_side_by_side(model, reference, batch, loss_of, steps=3):
     return history
 
 
-def test_mlp_steps_match_eager():
+@pytest.mark.parametrize("device", ["cpu", ON_CUDA])
+def test_mlp_steps_match_eager(device):
     torch.manual_seed(0)
-    model, reference = ResidualMLP(), ResidualMLP()
+    model, reference = ResidualMLP().to(device), ResidualMLP().to(device)
     reference.load_state_dict(model.state_dict())
-    x = torch.randn(8, 16, requires_grad=False)
+    x = torch.randn(8, 16, device=device)
     with warnings.catch_warnings():
         warnings.simplefilter("error", LumirFallbackWarning)
         history = _train_side_by_side(model, reference, x, lambda m, b: m(b).square().mean())
