@@ -17,7 +17,6 @@ import transformers
 import lumir.backend  # noqa: F401  (registers "lumir")
 from lumir.backend import LumirFallbackWarning, stats
 
-
 ON_CUDA = pytest.param(
     "cuda",
     marks=[
