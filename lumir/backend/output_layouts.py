@@ -11,14 +11,16 @@ returns views of its buffers), so a partition recreates them itself.
 
 `plan_layouts` reads each output's traced layout (the FakeTensor in its node's
 `meta["val"]`: size, stride, storage offset, and its storage, which views share) once
-per specialisation. Outputs that are dense and row-major, and share their storage with
-no other output, are left to the plain copy. The others are placed: each group of
-outputs that share a traced storage gets one fresh storage per call, just long enough
-for the windows they cover, each output is an `as_strided` window of it at its traced
-size, stride and (shifted) offset, and the program's result is copied into the window.
-A window that repeats elements (an `expand`, stride 0) is written through its first
-index along those dimensions. A window whose elements overlap in another way (an
-`unfold`) cannot be written by a copy; it stays a plain copy, as before.
+per specialisation. Outputs with the strides of a copy, sharing their storage with no
+other output, are left to the plain copy. The others are placed: each group of outputs
+that share a traced storage gets one fresh storage per call, just long enough for the
+windows they cover (so storage offsets count from the group's first element, not from
+eager's base), each output is a tensor on it at its traced size and stride (made with
+`set_`, not as an autograd view, so that it takes in-place updates with gradients on,
+as eager's base does), and the program's result is copied into the window. A window
+that repeats elements (an `expand`, stride 0) is written through its first index along
+those dimensions. A window whose elements overlap in another way (an `unfold`) cannot
+be written by a copy; it stays a plain copy, as before.
 """
 
 from __future__ import annotations
@@ -61,10 +63,14 @@ class StorageGroup:
         self, results: Sequence[torch.Tensor], device: torch.device
     ) -> list[tuple[int, torch.Tensor]]:
         """(position, output) for each window, with the results copied in."""
-        storage = torch.empty(self.extent, dtype=self.dtype, device=device)
+        storage = torch.empty(self.extent, dtype=self.dtype, device=device).untyped_storage()
         placed = []
         for window in self.windows:
-            view = storage.as_strided(window.size, window.stride, window.offset)
+            # A tensor on the storage, not an autograd view of another tensor: with
+            # gradients on, an output that is a view cannot be updated in place.
+            view = torch.empty(0, dtype=self.dtype, device=device).set_(
+                storage, window.offset, window.size, window.stride
+            )
             source = results[window.result]
             if window.written is None:
                 view.copy_(source)
@@ -143,10 +149,12 @@ def _group(members: Sequence[_Traced]) -> StorageGroup | None:
 
 
 def _row_major(size: Sequence[int], stride: Sequence[int]) -> bool:
-    """Dense and row-major (dimensions of size 1 may have any stride), as a copy is."""
+    """The strides a copy (`clone` of a dense row-major result) has: each the product of
+    the sizes after it, on dimensions of size 1 too (eager's `x[1::2]` of a [3, 5, 6]
+    tensor has size [1, 5, 6] and stride 60, where a copy has 30)."""
     expected = 1
     for n, s in zip(reversed(size), reversed(stride), strict=True):
-        if n != 1 and s != expected:
+        if s != expected:
             return False
         expected *= n
     return True
