@@ -4,9 +4,9 @@
    verifier's `check_matmul` (V1-V10). A node that fails is never selectable, and is
    recorded with the rules that proposed it, so a wrong rule costs a missed fusion and a
    report, never wrong numbers.
-2. Tree cost: a bottom-up fixed point gives every class its cheapest node, each node
-   costing its own roofline time (`cost_model`) plus its children's costs. Costs are
-   positive, so the choice has no cycles.
+2. Tree cost: every class gets its cheapest node, each node costing its own roofline
+   time (`cost_model`) plus its children's costs, settled children first (Knuth's
+   generalisation of Dijkstra's algorithm), so the choice has no cycles.
 3. Sharing: tree cost counts a shared child once per parent. A local search over the
    actual DAG (each selected class counted once, tracked with reference counts) then
    tries, for each selected class, every other node, and for each class some parents
@@ -22,6 +22,7 @@ input program: not on egglog's class ids, hash seeds or timing.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -121,25 +122,44 @@ def _candidates(
 
 
 def _tree_choice(legal: list[list[_Candidate]]) -> list[_Candidate | None]:
-    """The cheapest node of every class by tree cost (bottom-up fixed point)."""
+    """The cheapest node of every class by tree cost, children before parents.
+
+    Knuth's generalisation of Dijkstra's algorithm: a class is settled once, with the
+    best-ranked node whose operand classes are all settled, in order of rank. A node
+    is only ranked once its operands are settled, so a node that reads its own class,
+    or a class that reads it back (an identity reshape that rules proved equal to its
+    operand), can never be chosen for it, whatever the arithmetic does. Tree cost counts
+    a shared child once per parent, so it grows exponentially with depth (3e7 seconds
+    for 48 decoder layers) and a view's 1e-9 s vanishes in its rounding; a fixed point
+    over those sums could then prefer such a node on a tie and choose a cycle.
+    """
     count = len(legal)
-    best: list[tuple[float, int, str] | None] = [None] * count
+    waiting: list[list[int]] = []  # per class and node: operand classes not yet settled
+    readers: list[list[tuple[int, int]]] = [[] for _ in range(count)]
+    heap: list[tuple[float, int, str, int, int]] = []
+    for cls, cands in enumerate(legal):
+        waiting.append([])
+        for index, cand in enumerate(cands):
+            operands = sorted(set(cand.node.operands))
+            waiting[cls].append(len(operands))
+            for operand in operands:
+                readers[operand].append((cls, index))
+            if not operands:
+                heapq.heappush(heap, (*_rank(cand), cls, index))
     choice: list[_Candidate | None] = [None] * count
     total = [0.0] * count
-    changed = True
-    while changed:
-        changed = False
-        for cls in range(count):
-            for cand in legal[cls]:
-                children = cand.node.operands
-                if any(best[c] is None for c in children):
-                    continue
-                cost = cand.cost + sum(total[c] for c in children)
-                rank = (cost, 0 if cand.preferred else 1, cand.node.key)
-                current = best[cls]
-                if current is None or rank < current:
-                    best[cls], choice[cls], total[cls] = rank, cand, cost
-                    changed = True
+    while heap:
+        cost, _, _, cls, index = heapq.heappop(heap)
+        if choice[cls] is not None:
+            continue
+        choice[cls], total[cls] = legal[cls][index], cost
+        for reader, position in readers[cls]:
+            waiting[reader][position] -= 1
+            if waiting[reader][position] == 0 and choice[reader] is None:
+                cand = legal[reader][position]
+                tree_cost = cand.cost + sum(total[c] for c in cand.node.operands)
+                rank = (tree_cost, 0 if cand.preferred else 1, cand.node.key)
+                heapq.heappush(heap, (*rank, reader, position))
     return choice
 
 
