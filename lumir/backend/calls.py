@@ -132,8 +132,12 @@ class CallPlan:
     def __call__(self, args: Sequence[object]) -> object:
         if not self.pointers_unchanged(args):
             return STALE
-        self.calls += 1
-        return self.outputs(self.program.run_unchecked(self.fetch(args)))
+        program = self.program
+        with program.lock:  # the buffers are shared: threads take turns, copies included
+            if program.closed:  # evicted from its partition's cache by another thread
+                return STALE
+            self.calls += 1
+            return self.outputs(program.run_unchecked(self.fetch(args)))
 
     def pointers_unchanged(self, args: Sequence[object]) -> bool:
         """True when every bound weight still has the storage it was bound to."""

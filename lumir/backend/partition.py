@@ -17,6 +17,7 @@ work is a `CallPlan` (lumir.backend.calls), keyed by the call's dynamic sizes al
 
 from __future__ import annotations
 
+import threading
 import warnings
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -104,6 +105,9 @@ class CompiledPartition(torch.nn.Module):
         self.templates: list[FusedTemplate] = []
         self.cache: OrderedDict[tuple[object, ...], _Specialisation] = OrderedDict()
         self.eager_shapes: set[tuple[object, ...]] = set()
+        self.slow_lock = threading.RLock()
+        """Held on the slow path (compile, load, evict, fall back): calls from several
+        threads change the cache one at a time. A program's own lock serialises its runs."""
         self.compile(hint_bindings(self.placeholders), first=True)
 
     # --- compile -----------------------------------------------------------------------
@@ -175,28 +179,30 @@ class CompiledPartition(torch.nn.Module):
     `nn.Module.__call__`'s hook dispatch is skipped on the hot path."""
 
     def _slow_call(self, key: tuple[object, ...], args: Sequence[object]) -> object:
-        if key in self.eager_shapes:
-            return self.graph_module(*args)
-        try:
-            entry = self.cache.get(key)
-            if entry is None:
-                entry = self.compile(bindings_of(self.symbol_sites, key))
-            else:
-                self.cache.move_to_end(key)
-            entry.plan = self._plan(entry, args)
-            result = entry.plan(args)
-            assert result is not STALE, "a plan made for these arguments accepts them"
-            return result
-        except Exception as error:  # a lumir failure must never cost the user their model
-            return self._fall_back(key, args, error)
+        with self.slow_lock:
+            if key in self.eager_shapes:
+                return self.graph_module(*args)
+            try:
+                entry = self.cache.get(key)
+                if entry is None:
+                    entry = self.compile(bindings_of(self.symbol_sites, key))
+                else:
+                    self.cache.move_to_end(key)
+                entry.plan = self._plan(entry, args)
+                result = entry.plan(args)
+                assert result is not STALE, "a plan made for these arguments accepts them"
+                return result
+            except Exception as error:  # a lumir failure must never cost the user their model
+                return self._fall_back(key, args, error)
 
     def _fall_back(
         self, key: tuple[object, ...], args: Sequence[object], error: Exception
     ) -> object:
-        self.eager_shapes.add(key)
-        entry = self.cache.pop(key, None)
-        if entry is not None and entry.program is not None:
-            entry.program.close()
+        with self.slow_lock:
+            self.eager_shapes.add(key)
+            entry = self.cache.pop(key, None)
+            if entry is not None and entry.program is not None:
+                entry.program.close()
         sizes = dict(symbol_names(bindings_of(self.symbol_sites, key)))
         warnings.warn(
             f"lumir {self.stats.label}: failed at sizes {sizes} and runs in eager "

@@ -36,6 +36,7 @@ the op at fault; the run phase does no checking and no decoding.
 
 from __future__ import annotations
 
+import threading
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -213,6 +214,17 @@ class Program:
         self._graph: CudaGraphProgram | None = None
         self._capture_pending = False
         self._closed = False
+        self.lock = threading.Lock()
+        """Held by a call from its input copies to its output copies: the buffers are
+        the program's, so calls from several threads take turns (`__call__` takes it;
+        a caller of `run_unchecked` takes it around the run and its copies)."""
+        self._stream: int | None = None
+        """The raw CUDA stream of the last call (CUDA programs)."""
+
+    @property
+    def closed(self) -> bool:
+        """Whether `close` released the program (it cannot be called again)."""
+        return self._closed
 
     def capture(self) -> None:
         """Replay one CUDA graph of the launches from the next run on (CUDA only).
@@ -250,17 +262,20 @@ class Program:
         return tuple(results)
 
     def __call__(self, *inputs: torch.Tensor) -> torch.Tensor | tuple[torch.Tensor, ...]:
-        if self._closed:
-            raise RuntimeError(f"program @{self.name} was closed")
         expected = tuple(self._arguments[i] for i in self._copied)
         check_inputs(f"program @{self.name}", expected, inputs)
-        for index, given in zip(self._copied, inputs, strict=True):
-            self._inputs[index].copy_(given)
-        fresh = self.fresh_outputs
-        results = tuple(
-            output if index in fresh else output.clone()
-            for index, output in enumerate(self._execute())
-        )
+        with self.lock:
+            if self._closed:
+                raise RuntimeError(f"program @{self.name} was closed")
+            if self.device.type == "cuda":
+                self._follow_stream()
+            for index, given in zip(self._copied, inputs, strict=True):
+                self._inputs[index].copy_(given)
+            fresh = self.fresh_outputs
+            results = tuple(
+                output if index in fresh else output.clone()
+                for index, output in enumerate(self._execute())
+            )
         return results[0] if len(results) == 1 else results
 
     def run_unchecked(self, inputs: Sequence[torch.Tensor]) -> tuple[torch.Tensor, ...]:
@@ -268,17 +283,39 @@ class Program:
         and dtypes (the backend's call plans): no checks, and the output buffers
         themselves are returned, not copies. The next run overwrites them, so a caller
         that keeps results must copy them out first; except the `fresh_outputs`, which
-        are this call's own tensors already.
+        are this call's own tensors already. A caller that may share the program with
+        other threads holds `lock` from this call to the end of its copies.
         """
+        if self.device.type == "cuda":
+            self._follow_stream()
         for target, given in zip(self._targets, inputs, strict=True):
             target.copy_(given)
         return self._execute()
 
+    def _follow_stream(self) -> None:
+        """Order this call after the last one when it comes on another CUDA stream.
+
+        Calls take turns on the host (`lock`), but the device runs each call's work on
+        the stream current at the call: a thread of its own stream would otherwise
+        copy its inputs into the buffers while another stream's replay still reads
+        them. One raw-pointer read per call; `wait_stream` only on a change.
+        """
+        raw = _raw_current_stream(self.device)
+        if self._stream is not None and raw != self._stream:
+            previous = torch.cuda.ExternalStream(self._stream, device=self.device)
+            torch.cuda.current_stream(self.device).wait_stream(previous)
+        self._stream = raw
+
     def close(self) -> None:
         """Release the CUDA graph and the plans' cuBLASLt objects. Idempotent.
 
-        A closed program cannot be called again; its buffers go with it.
+        A closed program cannot be called again; its buffers go with it. A call in
+        progress on another thread finishes first.
         """
+        with self.lock:
+            self._close()
+
+    def _close(self) -> None:
         if self._graph is not None:
             self._graph.close()
             self._graph = None
@@ -288,6 +325,17 @@ class Program:
             if close is not None:
                 close()
         self._closed = True
+
+
+_RAW_STREAM = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+"""torch's cheap read of the current stream's cudaStream_t (inductor's `get_raw_stream`)."""
+
+
+def _raw_current_stream(device: torch.device) -> int:
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    if _RAW_STREAM is not None:
+        return int(_RAW_STREAM(index))
+    return int(torch.cuda.current_stream(device).cuda_stream)
 
 
 def load(

@@ -20,6 +20,7 @@ import torch
 
 import lumir.backend  # noqa: F401  (registers "lumir" where lumir is not pip-installed)
 from lumir.backend import LumirFallbackWarning, stats
+from lumir.testing.devices import ON_CUDA
 
 transformers = pytest.importorskip("transformers")
 
@@ -133,15 +134,6 @@ def test_model_on_cuda_runs_its_products_in_lumir_and_matches_eager(name: str) -
     eager_error = (model(input_ids=ids).logits.float() - reference).abs().mean()
     lumir_error = (logits.float() - reference).abs().mean()
     assert lumir_error <= 1.5 * eager_error, (lumir_error, eager_error)
-
-
-ON_CUDA = pytest.param(
-    "cuda",
-    marks=[
-        pytest.mark.cuda,
-        pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device"),
-    ],
-)
 
 
 HEADS = {

@@ -19,15 +19,9 @@ from hypothesis import strategies as st
 import lumir.backend  # noqa: F401  (registers "lumir")
 from lumir.backend import LumirFallbackWarning, stats
 from lumir.backend.output_layouts import _written, plan_layouts
+from lumir.testing.devices import CPU_AND_CUDA
 
-ON_CUDA = pytest.param(
-    "cuda",
-    marks=[
-        pytest.mark.cuda,
-        pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device"),
-    ],
-)
-DEVICES = ["cpu", ON_CUDA]
+DEVICES = CPU_AND_CUDA
 
 VIEWS = {
     "transpose": lambda a, w: (a @ w).t(),

@@ -19,6 +19,7 @@ import torch
 
 import lumir.backend  # noqa: F401  (registers "lumir" where lumir is not pip-installed)
 from lumir.backend import LumirFallbackWarning
+from lumir.testing.devices import ON_CUDA
 
 transformers = pytest.importorskip("transformers")
 
@@ -70,14 +71,6 @@ MODELS = {
     ),
     "bart": lambda: transformers.BartForConditionalGeneration(transformers.BartConfig(**_SEQ2SEQ)),
 }
-
-ON_CUDA = pytest.param(
-    "cuda",
-    marks=[
-        pytest.mark.cuda,
-        pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device"),
-    ],
-)
 
 
 def _inputs(name: str) -> dict[str, torch.Tensor]:

@@ -16,14 +16,7 @@ import transformers
 
 import lumir.backend  # noqa: F401  (registers "lumir")
 from lumir.backend import LumirFallbackWarning, stats
-
-ON_CUDA = pytest.param(
-    "cuda",
-    marks=[
-        pytest.mark.cuda,
-        pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device"),
-    ],
-)
+from lumir.testing.devices import ON_CUDA
 
 
 class ResidualMLP(torch.nn.Module):

@@ -16,6 +16,7 @@ import torch
 
 import lumir.backend  # noqa: F401  (registers "lumir" where lumir is not pip-installed)
 from lumir.backend import LumirFallbackWarning
+from lumir.testing.devices import ON_CUDA
 
 
 def _batch_norm() -> torch.nn.Module:
@@ -57,15 +58,6 @@ def _compile(module: torch.nn.Module, x: torch.Tensor) -> torch.Tensor:
     fallbacks = [str(w.message) for w in caught if issubclass(w.category, LumirFallbackWarning)]
     assert fallbacks == []
     return got
-
-
-ON_CUDA = pytest.param(
-    "cuda",
-    marks=[
-        pytest.mark.cuda,
-        pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device"),
-    ],
-)
 
 
 @torch.no_grad()

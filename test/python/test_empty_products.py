@@ -17,15 +17,8 @@ import torch.nn.functional as F
 import lumir.backend  # noqa: F401  (registers "lumir")
 from lumir.backend import LumirFallbackWarning, stats
 from lumir.runtime import load
+from lumir.testing.devices import ON_CUDA
 from lumir.testing.programs import compile_text
-
-ON_CUDA = pytest.param(
-    "cuda",
-    marks=[
-        pytest.mark.cuda,
-        pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device"),
-    ],
-)
 
 
 def _mm(x, w, b):
