@@ -198,6 +198,11 @@ class CompiledPartition(torch.nn.Module):
     def _fall_back(
         self, key: tuple[object, ...], args: Sequence[object], error: Exception
     ) -> object:
+        """Run these sizes in eager from now on, with a warning, when eager can run the
+        call lumir failed on. When eager fails on it too, the call's arguments are at
+        fault (an embedding index out of range), not lumir: eager's error is raised, as
+        without lumir, and the sizes stay compiled for the next call."""
+        result = self.graph_module(*args)  # eager's own error, if any, goes to the caller
         with self.slow_lock:
             self.eager_shapes.add(key)
             entry = self.cache.pop(key, None)
@@ -210,7 +215,7 @@ class CompiledPartition(torch.nn.Module):
             LumirRuntimeFallbackWarning,
             stacklevel=3,
         )
-        return self.graph_module(*args)
+        return result
 
     def _plan(self, entry: _Specialisation, args: Sequence[object]) -> CallPlan:
         """Load the program against the call's weights (again, when they were rebound)

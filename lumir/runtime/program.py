@@ -250,7 +250,11 @@ class Program:
             self._graph.replay()
         elif self._capture_pending and self.launches:  # a graph of nothing: nothing to do
             self._capture_pending = False
-            self._graph = _warm_up_and_capture(self)
+            try:
+                self._graph = _warm_up_and_capture(self)
+            except BaseException:
+                self._capture_pending = True  # a call's bad input: capture at the next one
+                raise
         else:
             for launch in self.launches:
                 launch()

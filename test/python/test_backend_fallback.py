@@ -8,7 +8,8 @@ import pytest
 import torch
 
 import lumir.backend
-from lumir.backend import LumirFallbackWarning, stats
+from lumir.backend import LumirFallbackWarning, calls, stats
+from lumir.backend.partition import LumirRuntimeFallbackWarning
 from lumir.frontend import table
 
 
@@ -176,3 +177,33 @@ def test_a_view_that_an_eager_as_strided_reads_through_stays_in_eager():
     message = str(fallbacks[0].message)
     assert "aten.as_strided.default in eager reads its storage" in message
     assert len(stats.GRAPHS[0].partitions) == 2  # the add, and the scaling after it
+
+
+@torch.no_grad()
+def test_an_input_eager_refuses_raises_eagers_error_and_keeps_lumir_on(monkeypatch):
+    """An embedding index out of range fails in lumir's program and in eager alike: the
+    caller gets eager's IndexError, no lumir warning, and the next good call still runs
+    lumir's program (the sizes are not sent to eager for good)."""
+    torch.manual_seed(0)
+    embedding, linear = torch.nn.Embedding(10, 8), torch.nn.Linear(8, 4)
+
+    def model(ids):
+        return linear(embedding(ids))
+
+    runs = []
+    real_call = calls.CallPlan.__call__
+    monkeypatch.setattr(
+        calls.CallPlan, "__call__", lambda plan, args: runs.append(1) or real_call(plan, args)
+    )
+    torch._dynamo.reset()
+    compiled = torch.compile(model, backend="lumir")
+    good, bad = torch.tensor([[1, 2, 3]]), torch.tensor([[1, 12, 3]])
+    torch.testing.assert_close(compiled(good), model(good))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(IndexError, match="index out of range"):
+            compiled(bad)
+        before = len(runs)
+        torch.testing.assert_close(compiled(good), model(good))
+    assert not [w for w in caught if issubclass(w.category, LumirRuntimeFallbackWarning)]
+    assert len(runs) == before + 1, "the good call after the bad one did not run lumir's program"
