@@ -202,7 +202,10 @@ class CompiledPartition(torch.nn.Module):
         call lumir failed on. When eager fails on it too, the call's arguments are at
         fault (an embedding index out of range), not lumir: eager's error is raised, as
         without lumir, and the sizes stay compiled for the next call."""
-        result = self.graph_module(*args)  # eager's own error, if any, goes to the caller
+        try:
+            result = self.graph_module(*args)
+        except Exception as eager_error:  # the caller's error, shown without lumir's
+            raise eager_error from None
         with self.slow_lock:
             self.eager_shapes.add(key)
             entry = self.cache.pop(key, None)
