@@ -11,10 +11,12 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
+from lumir.diagnostics import LumirDiagnosticError
 from lumir.egraph_bridge.fuse_pass import PRECISION_EXCLUDES
 from lumir.egraph_bridge.rulesets import FAMILIES, UnknownRuleFamilyError, select_families
 from lumir.passes.chunk_rows import MAX_BYTES as CHUNK_BYTES
 from lumir.runtime.gemm_autotune import AutotuneSettingError, autotune_requested
+from lumir.runtime.limits import max_buffer_bytes
 
 
 class LumirOptionError(ValueError):
@@ -119,8 +121,8 @@ def _flag(name: str, value: object) -> bool:
 def parse_options(
     options: Mapping[str, object] | None, environ: Mapping[str, str] | None = None
 ) -> BackendOptions:
-    """Check `options` (and the LUMIR_DUMP_IR / LUMIR_REPORT / LUMIR_AUTOTUNE environment)
-    into settings."""
+    """Check `options` (and the LUMIR_DUMP_IR / LUMIR_REPORT / LUMIR_AUTOTUNE /
+    LUMIR_MAX_BUFFER_BYTES environment) into settings."""
     environ = os.environ if environ is None else environ
     given = dict(options or {})
     unknown = sorted(set(given) - set(OPTION_NAMES))
@@ -162,6 +164,10 @@ def parse_options(
         )
     except AutotuneSettingError as error:
         raise LumirOptionError(f"lumir option 'autotune': {error}") from None
+    try:
+        max_buffer_bytes(environ)  # read again at each load; a bad value is refused here
+    except LumirDiagnosticError as error:
+        raise LumirOptionError(str(error.diagnostics[0]).removeprefix("error: ")) from None
     return BackendOptions(
         dump_ir=None if dump_ir is None else os.fspath(dump_ir),
         families=_families("families", given.get("families", ())),

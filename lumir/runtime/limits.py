@@ -13,6 +13,7 @@ allocates every buffer once, at load time, so it needs static shapes.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
 from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, TensorType
 from xdsl.dialects.func import FuncOp
@@ -25,9 +26,10 @@ LIMIT_VARIABLE = "LUMIR_MAX_BUFFER_BYTES"
 DEFAULT_MAX_BUFFER_BYTES = 16 * 2**30
 
 
-def max_buffer_bytes() -> int:
-    """The byte limit: `LUMIR_MAX_BUFFER_BYTES` if set, else the default."""
-    text = os.environ.get(LIMIT_VARIABLE)
+def max_buffer_bytes(environ: Mapping[str, str] | None = None) -> int:
+    """The byte limit: `LUMIR_MAX_BUFFER_BYTES` (of `environ`, default the process's) if
+    set, else the default."""
+    text = (os.environ if environ is None else environ).get(LIMIT_VARIABLE)
     if text is None or not text.strip():
         return DEFAULT_MAX_BUFFER_BYTES
     try:

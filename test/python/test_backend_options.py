@@ -112,6 +112,13 @@ def test_bad_values_name_the_option(options, message):
         parse_options(options)
 
 
+@pytest.mark.parametrize("value", ["-3", "lots", "1.5e9"])
+def test_a_bad_buffer_limit_in_the_environment_is_refused_at_compile_time(value):
+    with pytest.raises(LumirOptionError, match="LUMIR_MAX_BUFFER_BYTES must be a number of bytes"):
+        parse_options(None, {"LUMIR_MAX_BUFFER_BYTES": value})
+    assert parse_options(None, {"LUMIR_MAX_BUFFER_BYTES": "1000000"}).report is False
+
+
 def test_environment_turns_on_report_and_dump():
     settings = parse_options(None, {"LUMIR_REPORT": "1", "LUMIR_DUMP_IR": "/tmp/ir"})
     assert settings.report and settings.dump_ir == "/tmp/ir"
