@@ -402,6 +402,18 @@ class MatmulOp(IRDLOperation):
             return None
         return found if isinstance(found, PlanOp) else None
 
+    def complete_plan(self) -> tuple[PlanOp, MatmulDescriptor] | None:
+        """The plan this matmul names and its descriptor, or None when there is no such
+        plan or its properties do not make a descriptor (a missing or misspelled field:
+        the plan's own verifier reports that, at the plan)."""
+        plan = self.plan_op()
+        if plan is None:
+            return None
+        try:
+            return plan, plan.descriptor()
+        except (KeyError, AssertionError, TypeError, ValueError):
+            return None
+
     def verify_(self) -> None:
         plan = self.plan_op()
         if plan is None:
@@ -409,6 +421,9 @@ class MatmulOp(IRDLOperation):
                 f"'{self.name}' names plan {self.plan}, but the enclosing module has no "
                 f"cublaslt_rt.plan of that name"
             )
+        complete = self.complete_plan()
+        if complete is None:
+            return  # the plan's own verifier says what its properties lack
         a = _require_buffer(self, "operand A", self.a)
         b = _require_buffer(self, "operand B", self.b)
         c = _require_buffer(self, "operand C", self.c) if self.c is not None else None
@@ -421,7 +436,7 @@ class MatmulOp(IRDLOperation):
                     f"needs D apart from A, B and the bias"
                 )
         call = MatmulCall(
-            plan.descriptor(),
+            complete[1],
             tensor_of(a),
             tensor_of(b),
             tensor_of(c) if c is not None else None,
@@ -502,16 +517,17 @@ def matmul_group_problems(members: Sequence[MatmulOp]) -> list[str]:
     (`algorithm = "gemv"`); all reading one B value and agreeing with the first member
     as `gemv_group_problems` asks (k, B's type and step, one block shape); and no
     member writing bytes another member reads or writes (views resolved): the members
-    run at once, so none may depend on another. A member whose plan is missing is left
-    to its own verifier.
+    run at once, so none may depend on another. A member whose plan is missing or
+    incomplete is left to its own verifier.
     """
     if not 2 <= len(members) <= GEMV_GROUP_MAX:
         return [f"holds {len(members)} matmul(s); a grouped GEMV runs 2 to {GEMV_GROUP_MAX}"]
     problems: list[str] = []
-    plans = [member.plan_op() for member in members]
-    first_desc = plans[0].descriptor() if plans[0] is not None else None
-    for index, (member, plan) in enumerate(zip(members, plans, strict=True)):
+    completes = [member.complete_plan() for member in members]
+    first_desc = completes[0][1] if completes[0] is not None else None
+    for index, (member, complete) in enumerate(zip(members, completes, strict=True)):
         name = _member_name(index, member)
+        plan = complete[0] if complete is not None else None
         if plan is not None and plan.algorithm.data != "gemv":
             problems.append(
                 f'{name} runs algorithm = "{plan.algorithm.data}"; a group runs GEMV plans '
@@ -521,8 +537,8 @@ def matmul_group_problems(members: Sequence[MatmulOp]) -> list[str]:
             continue
         if member.b is not members[0].b:
             problems.append(f"{name} reads another B than member 0; a group reads one B")
-        if plan is not None and first_desc is not None:
-            problems += [f"{name}: {p}" for p in gemv_group_problems(first_desc, plan.descriptor())]
+        if complete is not None and first_desc is not None:
+            problems += [f"{name}: {p}" for p in gemv_group_problems(first_desc, complete[1])]
     for index, member in enumerate(members):
         for other_index, other in enumerate(members):
             if other is member:
