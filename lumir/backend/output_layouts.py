@@ -85,9 +85,11 @@ class _Traced:
     position: int
     result: int
     example: torch.Tensor
+    storage: StorageWeakRef
     size: tuple[int, ...]
     stride: tuple[int, ...]
     offset: int
+    written: tuple[slice, ...] | bool | None
 
 
 def plan_layouts(
@@ -102,7 +104,7 @@ def plan_layouts(
     by_storage: dict[StorageWeakRef, list[_Traced]] = {}
     for item in traced:
         if item is not None:
-            by_storage.setdefault(StorageWeakRef(item.example.untyped_storage()), []).append(item)
+            by_storage.setdefault(item.storage, []).append(item)
     groups = []
     for members in by_storage.values():
         if len(members) == 1 and _row_major(members[0].size, members[0].stride):
@@ -120,16 +122,17 @@ def _traced(position: int, result: int, example: object, bindings: Bindings) -> 
         size = tuple(evaluate(d, bindings) for d in example.shape)
         stride = tuple(evaluate(s, bindings) for s in example.stride())
         offset = evaluate(example.storage_offset(), bindings)
-        StorageWeakRef(example.untyped_storage())
+        storage = StorageWeakRef(example.untyped_storage())
     except (UnboundSymbolError, TypeError, RuntimeError, NotImplementedError):
         return None  # a layout this specialisation cannot state: the plain copy
     if 0 in size:
         return None  # no element to place: the plain copy has the right shape
-    return _Traced(position, result, example, size, stride, offset)
+    written = _written(size, stride)
+    return _Traced(position, result, example, storage, size, stride, offset, written)
 
 
 def _group(members: Sequence[_Traced]) -> StorageGroup | None:
-    writable = [m for m in members if _written(m.size, m.stride) is not False]
+    writable = [m for m in members if m.written is not False]
     if not writable or len({m.example.dtype for m in writable}) != 1:
         return None
     if len(writable) == 1 and _row_major(writable[0].size, writable[0].stride):
@@ -138,10 +141,9 @@ def _group(members: Sequence[_Traced]) -> StorageGroup | None:
     windows = []
     extent = 0
     for m in writable:
-        written = _written(m.size, m.stride)
-        assert written is not False
+        assert m.written is not False
         offset = m.offset - start
-        windows.append(Window(m.position, m.result, m.size, m.stride, offset, written))
+        windows.append(Window(m.position, m.result, m.size, m.stride, offset, m.written))
         extent = max(
             extent, offset + 1 + sum((n - 1) * s for n, s in zip(m.size, m.stride, strict=True))
         )

@@ -271,14 +271,10 @@ class Program:
         with self.lock:
             if self._closed:
                 raise RuntimeError(f"program @{self.name} was closed")
-            if self.device.type == "cuda":
-                self._follow_stream()
-            for index, given in zip(self._copied, inputs, strict=True):
-                self._inputs[index].copy_(given)
             fresh = self.fresh_outputs
             results = tuple(
                 output if index in fresh else output.clone()
-                for index, output in enumerate(self._execute())
+                for index, output in enumerate(self.run_unchecked(inputs))
             )
         return results[0] if len(results) == 1 else results
 
