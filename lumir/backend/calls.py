@@ -36,7 +36,7 @@ import torch
 
 from lumir.backend.output_layouts import placer, plan_layouts
 from lumir.frontend.importer import ImportedGraph
-from lumir.frontend.shapes import Bindings, SymbolSite, evaluate
+from lumir.frontend.shapes import Bindings, SymbolSite, evaluate_scalar
 from lumir.runtime import Program
 
 STALE = object()
@@ -209,9 +209,7 @@ def _output_builder(
             items.append((output.result, None))
         else:
             size = output.size
-            items.append(
-                (-1, evaluate(size, bindings) if isinstance(size, torch.SymInt | int) else size)
-            )
+            items.append((-1, evaluate_scalar(size, bindings) if _is_number(size) else size))
     groups = plan_layouts(
         [
             (position, output.result, output.example)
@@ -269,3 +267,11 @@ def _placing_builder(
 
 def _as_it_is(tensor: torch.Tensor) -> torch.Tensor:
     return tensor
+
+
+def _is_number(value: object) -> bool:
+    """A size output (an int or SymInt) or its float (a SymFloat of `torch.sym_float`):
+    evaluated at each call's sizes, not handed back as traced."""
+    return isinstance(value, torch.SymInt | torch.SymFloat | int | float) and not isinstance(
+        value, bool
+    )

@@ -135,7 +135,7 @@ def parse_options(
     if dump_ir is not None and not isinstance(dump_ir, str | os.PathLike):
         raise LumirOptionError(f"lumir option 'dump_ir' must be a directory path, got {dump_ir!r}")
     precision = given.get("precision", "strict")
-    if precision not in PRECISION_EXCLUDES:
+    if not isinstance(precision, str) or precision not in PRECISION_EXCLUDES:
         raise LumirOptionError(
             f"lumir option 'precision' must be one of {', '.join(PRECISION_EXCLUDES)}, "
             f"got {precision!r}"
@@ -151,11 +151,7 @@ def parse_options(
             f"lumir option 'chunk_bytes' must be an integer >= 0 (bytes; 0 never chunks), "
             f"got {chunk_bytes!r}"
         )
-    report = (
-        _flag("report", given["report"])
-        if "report" in given
-        else (environ.get("LUMIR_REPORT", "") not in ("", "0"))
-    )
+    report = _flag("report", given["report"]) if "report" in given else _env_switch(environ)
     try:
         autotune = (
             _flag("autotune", given["autotune"])
@@ -184,3 +180,12 @@ def parse_options(
         group_launches=_flag("group_launches", given.get("group_launches", True)),
         autotune=autotune,
     )
+
+
+def _env_switch(environ: Mapping[str, str], name: str = "LUMIR_REPORT") -> bool:
+    """A 0/1 environment switch, unset or empty meaning 0. Anything else is refused, as
+    LUMIR_AUTOTUNE is: `LUMIR_REPORT=false` must not turn the report on."""
+    value = environ.get(name, "").strip()
+    if value not in ("", "0", "1"):
+        raise LumirOptionError(f"{name} must be 0 or 1, got {value!r}")
+    return value == "1"

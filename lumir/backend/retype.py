@@ -4,8 +4,9 @@ Fusion (equality saturation and extraction) depends on which ops feed which, not
 how long the sequence is. So the backend fuses a graph once, at its first concrete
 length, and keeps a `FusedTemplate`: the prepared (pre-fusion) module and the fused
 one. For a new length it prepares the graph again (cheap), and when the prepared module
-has the same structure as the template's (the same ops, operands and size-independent
-properties, in the same order) it rebuilds the fused module with the new sizes:
+has the same structure as the template's (the same ops, operands, size-independent
+properties and literal values, in the same order) it rebuilds the fused module with the
+new sizes:
 
 - every value takes the shape of the prepared value with the same name (`name_values`
   named them before fusion and fusion keeps names on the ops it rebuilds), and keeps
@@ -13,7 +14,10 @@ properties, in the same order) it rebuilds the fused module with the new sizes:
   without a name keeps its size when its operands keep theirs, a cast or unary op takes
   its operand's, a call the shape its operands and descriptor give D, and a reshape
   that merged leading dimensions merges the new ones;
-- slices and constants take their new bounds and literals from the prepared module;
+- slices and constants take their new bounds and literals from the prepared module
+  (a float literal whose value depends on a size, such as `x * x.shape[0]`, makes the
+  structures differ instead: fusion may have folded it into a call's alpha or beta, so
+  such a graph fuses once per value; `structure`);
 - every `cublaslt.matmul` gets a descriptor re-derived from its new operand shapes
   (m, n, k, leading dimensions, batch count and strides), everything else kept.
 
@@ -34,7 +38,7 @@ from lumir.diagnostics import verify_module
 from lumir.dialects import cublaslt, hl
 from lumir.dialects.cublaslt import INT_FIELDS, descriptor_properties
 from lumir.egraph_bridge.descriptors import UndecodableCallError, call_descriptor
-from lumir.egraph_bridge.encoder import call_fields
+from lumir.egraph_bridge.encoder import call_fields, splat_value
 from lumir.operand_layout import dense_shape, tensor_op_dims
 from lumir.runtime.interpreter import find_function
 
@@ -86,8 +90,15 @@ class RetypeError(ValueError):
 
 def structure(module: ModuleOp) -> tuple[object, ...]:
     """The module with every size left out: op names, operand wiring, other properties,
-    result ranks and element types. Two preparations of one graph at different lengths
-    have equal structures exactly when one fused template serves both."""
+    result ranks and element types, and each floating-point splat's value. Two
+    preparations of one graph at different lengths have equal structures exactly when
+    one fused template serves both.
+
+    The splat values are what cublaslt-fuse reads of literals (`splat_value`: a product
+    times a splat becomes the call's alpha, and beta with it), so a float literal that
+    depends on a size (`(a @ w) * a.shape[0]`) must not reuse a template fused at
+    another value. Integer literals (a decode step's `arange(n) + past`) fuse into
+    nothing and stay out of the comparison."""
     ids: dict[SSAValue, int] = {}
     items: list[object] = []
     for op in module.walk():
@@ -95,6 +106,8 @@ def structure(module: ModuleOp) -> tuple[object, ...]:
         properties = tuple(
             sorted((k, str(v)) for k, v in op.properties.items() if k not in skipped)
         )
+        if isinstance(op, hl.ConstantOp):
+            properties += (("splat", splat_value(op)),)
         operands = tuple(ids.get(value, -1) for value in op.operands)
         results = tuple(_rank_and_element(r.type) for r in op.results)
         items.append((op.name, operands, properties, results))

@@ -439,5 +439,6 @@ def convert_full(cx: ImportContext, node: fx.Node) -> SSAValue:
     """aten.full / full_like / scalar_tensor: a splat constant of the node's shape and dtype."""
     dtype = cx.dtype(node)
     fill = node.args[1] if node.target != torch.ops.aten.scalar_tensor.default else node.args[0]
-    literal = float(fill) if dtype.is_floating_point else int(fill)
+    value = cx.scalar(fill)  # a literal, or a size or its float computed in the graph
+    literal = float(value) if dtype.is_floating_point else int(value)
     return cx.constant(literal, element_type(dtype), cx.shape(node))

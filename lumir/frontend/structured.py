@@ -81,7 +81,7 @@ def _scaled_sum(cx: ImportContext, node: fx.Node, product: SSAValue) -> SSAValue
     """beta * bias + alpha * product for an add-product node (the bias is its first
     argument). beta = 0 ignores the bias entirely (NaN in it included), as torch does."""
     element = element_type(cx.dtype(node))
-    alpha, beta = node.kwargs.get("alpha", 1), node.kwargs.get("beta", 1)
+    alpha, beta = (cx.scalar(node.kwargs.get(name, 1)) for name in ("alpha", "beta"))
     if alpha != 1:
         product = cx.emit(hl.MulOp(product, cx.constant(float(alpha), element)))
     if beta == 0:
@@ -132,8 +132,9 @@ SDPA_SIGNATURES: dict[object, tuple[int | None, int, int]] = {
 is_causal). The CPU kernel takes its mask as the `attn_mask` keyword instead."""
 
 
-def sdpa_arguments(node: fx.Node) -> tuple[object, float, bool, float | None]:
-    """(mask, dropout_p, is_causal, scale) of an attention node, positional or keyword."""
+def sdpa_arguments(node: fx.Node) -> tuple[object, object, bool, object]:
+    """(mask, dropout_p, is_causal, scale) of an attention node, positional or keyword;
+    dropout_p and scale are numbers, or nodes computing them (a scale from a size)."""
     mask_at, dropout_at, causal_at = SDPA_SIGNATURES[node.target]
     args = list(node.args)
 
@@ -144,10 +145,9 @@ def sdpa_arguments(node: fx.Node) -> tuple[object, float, bool, float | None]:
 
     mask = arg(mask_at, "attn_bias", None) if mask_at is not None else None
     mask = node.kwargs.get("attn_mask", mask)
-    dropout = float(arg(dropout_at, "dropout_p", 0.0))  # type: ignore[arg-type]
+    dropout = arg(dropout_at, "dropout_p", 0.0)
     causal = bool(arg(causal_at, "is_causal", False))
-    scale = node.kwargs.get("scale")
-    return mask, dropout, causal, (None if scale is None else float(scale))
+    return mask, dropout, causal, node.kwargs.get("scale")
 
 
 def _grouped_query(query: SSAValue, key: SSAValue, value: SSAValue) -> bool:
@@ -179,7 +179,7 @@ def convert_sdpa(cx: ImportContext, node: fx.Node) -> SSAValue:
     if causal:
         props["is_causal"] = UnitAttr()
     if scale is not None:
-        props["scale"] = FloatAttr(scale, f64)
+        props["scale"] = FloatAttr(float(cx.scalar(scale)), f64)
     if _grouped_query(query, key, value):
         props["enable_gqa"] = UnitAttr()
     result_type = TensorType(element, list(cx.shape(node)))

@@ -101,7 +101,7 @@ def _tensor_operands(node: fx.Node) -> str | None:
 
 def _no_dropout(node: fx.Node) -> str | None:
     mask, dropout, _, _ = st.sdpa_arguments(node)
-    if dropout != 0.0:
+    if not isinstance(dropout, int | float) or dropout != 0.0:
         return f"dropout_p={dropout}"
     if mask is not None and node.kwargs.get("is_causal", False):
         return "a mask together with is_causal"
@@ -295,12 +295,15 @@ SHAPE_TARGETS: frozenset[object] = frozenset(
 
 
 def is_shape_node(node: fx.Node) -> bool:
-    """True for a node that computes a size (a SymInt or int), not a tensor; or the float
-    of one (`torch.sym_float`: a LayerNorm over a dynamic width divides by it), which
-    an op reads as a scalar (`ImportContext.scalar`)."""
+    """True for a node that computes a size (a SymInt or int), not a tensor; or a float
+    computed from sizes (`torch.sym_float`: a LayerNorm over a dynamic width divides by
+    it; `x.shape[0] * 0.5`, `x.shape[0] / 2`), which an op reads as a scalar
+    (`ImportContext.scalar`)."""
     value = node.meta.get("val")
-    if node.target is torch.sym_float:
-        return isinstance(node.args[0], fx.Node) and isinstance(value, torch.SymFloat | float)
+    if isinstance(value, torch.SymFloat | float) and not isinstance(value, bool):
+        if node.target is torch.sym_float:
+            return isinstance(node.args[0], fx.Node)
+        return node.target in SHAPE_TARGETS or node.target is operator.truediv
     return node.target in SHAPE_TARGETS and isinstance(value, torch.SymInt | int)
 
 

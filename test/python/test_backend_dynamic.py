@@ -157,6 +157,80 @@ def test_size_arithmetic_is_evaluated_not_run_in_eager():
     assert all(len(graph.partitions) == 1 for graph in stats.GRAPHS)
 
 
+_W = torch.randn(8, 8, generator=torch.Generator().manual_seed(3))
+SIZE_DEPENDENT_SCALARS = {
+    "product times length": lambda a: (a @ _W) * a.shape[0],
+    "product over length": lambda a: (a @ _W) / a.shape[0],
+    "product and residual times length": lambda a: ((a @ _W) + a) * a.shape[0],
+    "addmm alpha and beta": lambda a: torch.addmm(
+        a, a, _W, alpha=a.shape[0], beta=0.5 * a.shape[0]
+    ),
+    "attention scale": lambda a: torch.nn.functional.scaled_dot_product_attention(
+        a[None, None], a[None, None], a[None, None], scale=1.0 / a.shape[0]
+    ),
+    "fill with a float of the length": lambda a: torch.full((a.shape[0], 8), a.shape[0] * 2.0) + a,
+    "fill with a quotient of the length": lambda a: torch.full((a.shape[0], 8), a.shape[0] / 3) + a,
+}
+
+
+@torch.no_grad()
+@pytest.mark.parametrize("dynamic", [None, True])
+@pytest.mark.parametrize("name", sorted(SIZE_DEPENDENT_SCALARS))
+def test_a_scalar_computed_from_a_length_is_read_at_every_length(name, dynamic):
+    """A float that depends on a size may become a call's alpha or beta (cublaslt-fuse
+    folds splat literals): a template fused at one length must not serve another with
+    its old literal, and a fill or attention scale computed from a size is that size's.
+    Without a flag (`dynamic=None`) Dynamo makes the length symbolic at the second one,
+    so lengths 3 and later are the specialised ones."""
+    function = SIZE_DEPENDENT_SCALARS[name]
+    torch._dynamo.reset()
+    stats.reset()
+    compiled = torch.compile(function, backend="lumir", dynamic=dynamic)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LumirFallbackWarning)
+        for length in (2, 3, 4, 6):
+            a = torch.randn(length, 8)
+            torch.testing.assert_close(compiled(a), function(a), atol=1e-5, rtol=1e-5)
+
+
+@torch.no_grad()
+def test_a_float_of_a_length_that_eager_reads_is_handed_over_at_every_length():
+    """A float computed from a size in lumir's partition and read by an op that runs in
+    eager (a float64 fill) leaves the partition as a number: evaluated at each call's
+    sizes, not the value it had when traced."""
+
+    def f(a):
+        return (a @ _W).sum() + torch.full((2,), a.shape[0] * 0.5, dtype=torch.float64)
+
+    torch._dynamo.reset()
+    compiled = torch.compile(f, backend="lumir", dynamic=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", LumirFallbackWarning)  # the float64 fill
+        for length in (2, 3, 4, 6):
+            a = torch.randn(length, 8)
+            torch.testing.assert_close(compiled(a), f(a), atol=1e-5, rtol=1e-5)
+
+
+@torch.no_grad()
+def test_an_integer_computed_from_a_length_still_fuses_once():
+    """Integer literals reach no call's alpha or beta (a decode step's `arange(n) + past`),
+    so a graph with one compiles once for every length, as KV-cache decoding needs."""
+
+    def positions(x, w):
+        return (x @ w) * 2.0 + (torch.arange(x.shape[0]) + x.shape[0])[:, None]
+
+    torch._dynamo.reset()
+    stats.reset()
+    compiled = torch.compile(positions, backend="lumir", dynamic=True)
+    w = torch.randn(8, 4)
+    for length in (3, 5, 7):
+        x = torch.randn(length, 8)
+        torch.testing.assert_close(compiled(x, w), positions(x, w))
+    (graph,) = stats.GRAPHS
+    (partition,) = graph.partitions
+    assert partition.fuse_runs == 1 and partition.fused["fused_alpha"] == 1
+
+
 @torch.no_grad()
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
 def test_a_layer_norm_over_a_dynamic_width_divides_by_its_float(dtype):

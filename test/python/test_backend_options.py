@@ -97,6 +97,8 @@ def test_unknown_torch_compile_mode_is_a_clear_error():
     ("options", "message"),
     [
         ({"precision": "loose"}, "'precision' must be one of fast, strict"),
+        ({"precision": ["fast"]}, "'precision' must be one of fast, strict"),
+        ({"precision": {"fast": 1}}, "'precision' must be one of fast, strict"),
         ({"families": ["bias", "glue"]}, "unknown rule family 'glue'"),
         ({"disable": ["transpose"]}, "'transpose' no longer exists: hl-to-cublaslt folds"),
         ({"device": "tpu"}, "'device' must be 'cpu' or 'cuda"),
@@ -123,6 +125,14 @@ def test_environment_turns_on_report_and_dump():
     settings = parse_options(None, {"LUMIR_REPORT": "1", "LUMIR_DUMP_IR": "/tmp/ir"})
     assert settings.report and settings.dump_ir == "/tmp/ir"
     assert not parse_options(None, {}).report
+    assert not parse_options(None, {"LUMIR_REPORT": "0"}).report
+
+
+@pytest.mark.parametrize("value", ["false", "off", "no", "2"])
+def test_a_report_switch_other_than_0_or_1_is_refused(value):
+    """`LUMIR_REPORT=false` must not turn the report on; it is refused as LUMIR_AUTOTUNE is."""
+    with pytest.raises(LumirOptionError, match=f"LUMIR_REPORT must be 0 or 1, got '{value}'"):
+        parse_options(None, {"LUMIR_REPORT": value})
 
 
 def test_report_prints_one_line_with_every_field(capfd):
