@@ -124,6 +124,10 @@ def parse_options(
     """Check `options` (and the LUMIR_DUMP_IR / LUMIR_REPORT / LUMIR_AUTOTUNE /
     LUMIR_MAX_BUFFER_BYTES environment) into settings."""
     environ = os.environ if environ is None else environ
+    if options is not None and not isinstance(options, Mapping):
+        raise LumirOptionError(
+            f"lumir options must be a dict of option names to values, got {options!r}"
+        )
     given = dict(options or {})
     unknown = sorted(set(given) - set(OPTION_NAMES))
     if unknown:

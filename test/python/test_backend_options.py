@@ -49,6 +49,12 @@ def test_unknown_option_is_a_clear_error():
         parse_options({"dump": "x"})
 
 
+@pytest.mark.parametrize("options", ["report", 5, [("report", True)]])
+def test_options_that_are_not_a_dict_are_a_clear_error(options):
+    with pytest.raises(LumirOptionError, match="lumir options must be a dict"):
+        parse_options(options)
+
+
 def test_unknown_option_through_torch_compile_names_it():
     torch._dynamo.reset()
     compiled = torch.compile(torch.nn.Linear(4, 4), backend="lumir", options={"fusion": 1})
