@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 import sympy
 import torch
 
-from lumir.backend.output_layouts import placer, plan_layouts
+from lumir.backend.output_layouts import Placer, input_views, placer, plan_layouts
 from lumir.frontend.importer import ImportedGraph
 from lumir.frontend.shapes import Bindings, SymbolSite, evaluate_scalar
 from lumir.runtime import Program
@@ -44,6 +44,10 @@ STALE = object()
 
 _POINTERS_EQUAL = getattr(torch._C, "_tensors_data_ptrs_at_indices_equal", None)
 """torch's one-call pointer check (CUDA builds, used by cudagraph trees), if present."""
+
+
+OutputBuilder = Callable[[Sequence[torch.Tensor], Sequence[object]], object]
+"""The graph's outputs from one call's program results and the call's arguments."""
 
 
 def size_key_function(sites: Sequence[SymbolSite]) -> Callable[[Sequence[object]], tuple]:
@@ -137,7 +141,7 @@ class CallPlan:
             if program.closed:  # evicted from its partition's cache by another thread
                 return STALE
             self.calls += 1
-            return self.outputs(program.run_unchecked(self.fetch(args)))
+            return self.outputs(program.run_unchecked(self.fetch(args)), args)
 
     def pointers_unchanged(self, args: Sequence[object]) -> bool:
         """True when every bound weight still has the storage it was bound to."""
@@ -179,7 +183,7 @@ def _output_builder(
     returns_tuple: bool,
     in_place: frozenset[int] = frozenset(),
     fresh: frozenset[int] = frozenset(),
-) -> Callable[[Sequence[torch.Tensor]], object]:
+) -> OutputBuilder:
     """The graph's outputs from the program's output buffers: each result copied out
     (cloned on the program's device, moved when the graph lives elsewhere), each size
     the constant it is in this specialisation. A result in `in_place` is the caller's
@@ -188,7 +192,8 @@ def _output_builder(
     device, the first time it is returned: a second graph output of the same result
     gets a copy, as it always did, so that no two outputs alias. Outputs that eager
     torch returns as views (transposed, strided, aliasing one another) are placed in
-    that layout instead (lumir.backend.output_layouts)."""
+    that layout instead, and outputs that are views of an argument are that view of the
+    call's argument (lumir.backend.output_layouts)."""
     same_place = home == device or (home.type == device.type and home.type == "cpu")
     clone: Callable[[torch.Tensor], torch.Tensor] = (
         torch.Tensor.clone if same_place else (lambda t: t.to(home))
@@ -210,31 +215,41 @@ def _output_builder(
         else:
             size = output.size
             items.append((-1, evaluate_scalar(size, bindings) if _is_number(size) else size))
+    placeable = [
+        (position, output)
+        for position, output in enumerate(imported.outputs)
+        if output.result is not None and output.result not in in_place
+    ]
+    views = input_views(
+        [(position, output.input_view, output.example) for position, output in placeable],
+        bindings,
+    )
+    viewed = {view.position for view in views}
     groups = plan_layouts(
         [
             (position, output.result, output.example)
-            for position, output in enumerate(imported.outputs)
-            if output.result is not None and output.result not in in_place
+            for position, output in placeable
+            if position not in viewed
         ],
         bindings,
     )
-    if groups:
+    if groups or views:
         return _placing_builder(
             items,
-            [copier(i) if i >= 0 else None for i, _ in items],
-            placer(groups, home),
+            [copier(i) if i >= 0 and p not in viewed else None for p, (i, _) in enumerate(items)],
+            placer(groups, views, home),
             returns_tuple,
         )
     if len(items) == 1 and items[0][0] >= 0 and not returns_tuple:
         index = items[0][0]
         copy = copier(index)
-        return lambda results: copy(results[index])
+        return lambda results, _args: copy(results[index])
     if returns_tuple and all(i >= 0 for i, _ in items):
         pairs = [(i, copier(i)) for i, _ in items]
-        return lambda results: tuple(copy(results[i]) for i, copy in pairs)
+        return lambda results, _args: tuple(copy(results[i]) for i, copy in pairs)
     copies = [copier(i) if i >= 0 else None for i, _ in items]
 
-    def build(results: Sequence[torch.Tensor]) -> object:
+    def build(results: Sequence[torch.Tensor], _args: Sequence[object]) -> object:
         values = tuple(
             copy(results[i]) if copy is not None else v
             for (i, v), copy in zip(items, copies, strict=True)
@@ -247,13 +262,14 @@ def _output_builder(
 def _placing_builder(
     items: Sequence[tuple[int, object]],
     copies: Sequence[Callable[[torch.Tensor], torch.Tensor] | None],
-    place: Callable[[Sequence[torch.Tensor]], dict[int, torch.Tensor]],
+    place: Placer,
     returns_tuple: bool,
-) -> Callable[[Sequence[torch.Tensor]], object]:
-    """`_output_builder`'s general form when some outputs are placed in a layout."""
+) -> OutputBuilder:
+    """`_output_builder`'s general form when some outputs are placed in a layout or are
+    views of an argument."""
 
-    def build(results: Sequence[torch.Tensor]) -> object:
-        placed = place(results)
+    def build(results: Sequence[torch.Tensor], args: Sequence[object]) -> object:
+        placed = place(results, args)
         values = tuple(
             placed[position]
             if position in placed

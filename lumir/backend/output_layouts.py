@@ -21,6 +21,14 @@ as eager's base does), and the program's result is copied into the window. A win
 that repeats elements (an `expand`, stride 0) is written through its first index along
 those dimensions. A window whose elements overlap in another way (an `unfold`) cannot
 be written by a copy; it stays a plain copy, as before.
+
+An output that is a view of a graph *input* (it shares the input's traced storage:
+`x.flatten(1, 2)[2]`) is handed back as that view of the caller's tensor (`InputView`,
+an `as_strided` at its traced size, stride and storage offset), as inductor hands it
+back, not as a copy. aot_autograd recreates such an output from the input, by
+replaying its views when their arguments are constants, and otherwise (a dynamic size
+among them) by `as_strided` at the size, stride and offset of the tensor the compiled
+graph returned: a copy at offset 0 would make that the input's first elements.
 """
 
 from __future__ import annotations
@@ -179,15 +187,59 @@ def _written(size: Sequence[int], stride: Sequence[int]) -> tuple[slice, ...] | 
     )
 
 
-def placer(
-    groups: Sequence[StorageGroup], device: torch.device
-) -> Callable[[Sequence[torch.Tensor]], dict[int, torch.Tensor]]:
-    """{position: output} of every placed output, for one call's results."""
+@dataclass(frozen=True)
+class InputView:
+    """An output that is a view of the call's argument `argument`: that tensor's
+    storage at this size, stride and storage offset."""
 
-    def place(results: Sequence[torch.Tensor]) -> dict[int, torch.Tensor]:
+    position: int
+    argument: int
+    size: tuple[int, ...]
+    stride: tuple[int, ...]
+    offset: int
+
+    def of(self, args: Sequence[object]) -> torch.Tensor:
+        tensor = args[self.argument]
+        assert isinstance(tensor, torch.Tensor)
+        return tensor.as_strided(self.size, self.stride, self.offset)
+
+
+def input_views(
+    outputs: Sequence[tuple[int, int | None, object]], bindings: Bindings
+) -> tuple[InputView, ...]:
+    """The outputs to hand back as views of an argument, from (position, argument,
+    traced example) triples; an output whose layout this specialisation cannot state
+    keeps the plain copy."""
+    views = []
+    for position, argument, example in outputs:
+        if argument is None or not isinstance(example, torch.Tensor):
+            continue
+        try:
+            size = tuple(evaluate(d, bindings) for d in example.shape)
+            stride = tuple(evaluate(s, bindings) for s in example.stride())
+            offset = evaluate(example.storage_offset(), bindings)
+        except (UnboundSymbolError, TypeError, RuntimeError, NotImplementedError):
+            continue
+        views.append(InputView(position, argument, size, stride, offset))
+    return tuple(views)
+
+
+Placer = Callable[[Sequence[torch.Tensor], Sequence[object]], dict[int, torch.Tensor]]
+"""{position: output} of every placed output, from one call's results and arguments."""
+
+
+def placer(
+    groups: Sequence[StorageGroup], views: Sequence[InputView], device: torch.device
+) -> Placer:
+    """The placer of `groups` (results copied into fresh storages) and `views` (views of
+    the call's arguments)."""
+
+    def place(results: Sequence[torch.Tensor], args: Sequence[object]) -> dict[int, torch.Tensor]:
         placed: dict[int, torch.Tensor] = {}
         for group in groups:
             placed.update(group.place(results, device))
+        for view in views:
+            placed[view.position] = view.of(args)
         return placed
 
     return place

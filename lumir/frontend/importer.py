@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import torch
 from torch import fx
+from torch.multiprocessing.reductions import StorageWeakRef
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, TensorType
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Block, Region, SSAValue
@@ -38,11 +39,14 @@ class GraphOutput:
 
     `example` is a result's traced tensor (the node's `meta["val"]`, when it has one):
     its size, strides and storage say what layout eager torch would hand back
-    (lumir.backend.output_layouts)."""
+    (lumir.backend.output_layouts). `input_view` is the position of the graph input
+    whose storage the traced result shares (it is a view of that input, which the
+    call hands back as one), else None."""
 
     result: int | None = None
     size: object = None
     example: object = None
+    input_view: int | None = None
 
 
 @dataclass(frozen=True)
@@ -118,6 +122,7 @@ def import_graph(gm: fx.GraphModule, bindings: Bindings, name: str = "forward") 
     block = Block(arg_types=argument_types)
     for node, arg in zip(argument_nodes, block.args, strict=True):
         cx.values[node] = arg
+    viewed = _input_storages(gm)
     results: list[SSAValue] = []
     outputs: list[GraphOutput] = []
     for node in gm.graph.nodes:
@@ -126,7 +131,14 @@ def import_graph(gm: fx.GraphModule, bindings: Bindings, name: str = "forward") 
         elif node.op == "output":
             for item in _flat_outputs(node.args[0]):
                 if isinstance(item, fx.Node) and item in cx.values:
-                    outputs.append(GraphOutput(result=len(results), example=item.meta.get("val")))
+                    example = item.meta.get("val")
+                    outputs.append(
+                        GraphOutput(
+                            result=len(results),
+                            example=example,
+                            input_view=_viewed_input(example, viewed),
+                        )
+                    )
                     results.append(cx.values[item])
                 elif isinstance(item, fx.Node):
                     outputs.append(GraphOutput(size=item.meta.get("val")))
@@ -135,6 +147,41 @@ def import_graph(gm: fx.GraphModule, bindings: Bindings, name: str = "forward") 
     block.add_ops([*cx.ops, ReturnOp(*results)])
     func = FuncOp.from_region(name, argument_types, [r.type for r in results], Region(block))
     return ImportedGraph(ModuleOp([func]), tuple(arguments), tuple(outputs))
+
+
+def _storage(example: object) -> StorageWeakRef | None:
+    """The traced storage of a dense tensor, else None."""
+    if not isinstance(example, torch.Tensor) or example.layout != torch.strided:
+        return None
+    try:
+        return StorageWeakRef(example.untyped_storage())
+    except (RuntimeError, NotImplementedError):
+        return None
+
+
+def _input_storages(gm: fx.GraphModule) -> dict[StorageWeakRef, tuple[int, torch.dtype]]:
+    """{traced storage: (placeholder position, dtype)} of the graph's tensor inputs."""
+    storages: dict[StorageWeakRef, tuple[int, torch.dtype]] = {}
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    for position, node in enumerate(placeholders):
+        example = node.meta.get("val")
+        storage = _storage(example)
+        if storage is not None:
+            assert isinstance(example, torch.Tensor)
+            storages.setdefault(storage, (position, example.dtype))
+    return storages
+
+
+def _viewed_input(
+    example: object, viewed: dict[StorageWeakRef, tuple[int, torch.dtype]]
+) -> int | None:
+    """The input position an output is a view of (same storage, same dtype), else None."""
+    storage = _storage(example)
+    if storage is None or storage not in viewed:
+        return None
+    position, dtype = viewed[storage]
+    assert isinstance(example, torch.Tensor)
+    return position if example.dtype == dtype else None
 
 
 def _flat_outputs(value: object) -> list[object]:

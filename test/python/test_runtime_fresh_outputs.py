@@ -391,7 +391,7 @@ def test_a_fresh_output_returned_twice_by_the_graph_is_copied_the_second_time() 
     cpu = torch.device("cpu")
     build = _output_builder(imported, {}, cpu, cpu, True, frozenset(), frozenset({0}))
     fresh, buffer = torch.ones(3), torch.zeros(3)
-    first, second, third = build([fresh, buffer])  # type: ignore[misc]
+    first, second, third = build([fresh, buffer], ())  # type: ignore[misc]
     assert first is fresh
     assert second is not fresh and torch.equal(second, fresh)
     assert third is not buffer and torch.equal(third, buffer)
