@@ -16,7 +16,16 @@ import operator
 
 import torch
 from torch import fx
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, TensorType, UnitAttr, f64, i1, i64
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IntegerAttr,
+    TensorType,
+    UnitAttr,
+    f64,
+    i1,
+    i64,
+)
 from xdsl.ir import Attribute, SSAValue
 
 from lumir.dialects import hl
@@ -104,8 +113,9 @@ def convert_cat(cx: ImportContext, node: fx.Node) -> SSAValue:
     KV cache at the first step), as ATen skips them."""
     inputs = [cx.value(arg) for arg in node.args[0]]
     kept = [v for v in inputs if 0 not in _shape(v)]
-    if not kept:
-        raise UnsupportedNodeError("aten.cat of only empty tensors")
+    if not kept:  # nothing to join: the result has no element either
+        result_type = cx.tensor_type(node)
+        return cx.emit(hl.ConstantOp(DenseIntOrFPElementsAttr.from_list(result_type, [])))
     if len(kept) == 1:
         return kept[0]
     dim = int(node.args[1]) if len(node.args) > 1 else int(node.kwargs.get("dim", 0))

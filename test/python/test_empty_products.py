@@ -40,7 +40,14 @@ def _beside_a_full_product(x, w, b):
     return empty, torch.addmm(b, full, w), (empty.sum(0) + b) @ w.t()
 
 
+def _joined_with_its_double(x, w, b):
+    """`cat` of products that are all empty joins nothing: an empty result too."""
+    y = x @ w
+    return torch.cat([y, y * 2], dim=0)
+
+
 PROGRAMS = {
+    "joined_with_its_double": _joined_with_its_double,
     "mm": _mm,
     "addmm_scaled": _addmm_scaled,
     "linear_gelu": _linear_gelu,
@@ -68,6 +75,8 @@ CASES = [
     *((program, shape) for program in ("mm", "linear_gelu") for shape in sorted(SHAPES)),
     *(("addmm_scaled", shape) for shape in sorted(SHAPES) if shape != "empty_batch"),
     ("beside_a_full_product", "no_rows"),
+    ("joined_with_its_double", "no_rows"),
+    ("joined_with_its_double", "empty_batch"),
 ]
 """Each program with the shapes it takes (addmm multiplies matrices only)."""
 
