@@ -16,7 +16,9 @@ elementwise ops they are made of; weight norm, GLU, pixel (un)shuffle, adaptive
 average pooling, nearest and (bi/tri)linear upsampling, reflection and replication
 padding, `im2col` (`F.unfold`) and `Tensor.unfold` become gathers (`index` with whole
 leading dimensions, `as_strided`) and arithmetic. `roll` is lumir's own decomposition
-(`_roll`: slices and a `cat`), and so are eval-mode batch norm (`_batch_norm_inference`:
+(`_roll`: slices and a `cat`), and so are `var_mean` (`_var_mean`: the mean corrected
+by a second pass, so that a row of one value normalises to exactly 0 as in ATen),
+eval-mode batch norm (`_batch_norm_inference`:
 torch's goes through the training overload, which mutates the running statistics),
 every convolution, transposed ones included, and max and average pooling
 (lumir.frontend.window_decompositions: the windows gathered with strided slices, then
@@ -49,7 +51,6 @@ aten = torch.ops.aten
 DECOMPOSED: tuple[object, ...] = (
     aten.native_layer_norm.default,
     aten.native_group_norm.default,
-    aten.var_mean.correction,
     aten.var.correction,
     aten.std.correction,
     aten.std_mean.correction,
@@ -177,6 +178,37 @@ def _batch_norm_inference(
     return result.to(x.dtype), empty, empty.clone()
 
 
+def _var_mean(
+    x: torch.Tensor,
+    dim: list[int] | None = None,
+    *,
+    correction: float | None = None,
+    keepdim: bool = False,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """aten.var_mean (so layer and group norm's statistics) with a corrected mean: the
+    mean of the sum, plus the mean of what is left over (x - mean). torch's
+    decomposition divides the sum once, which is an ulp off for a row whose every
+    element is the same value (3x rounds where x does not); a LayerNorm then multiplies
+    that ulp by 1/sqrt(eps) (2.4e-4 at eps 1e-6) where ATen's Welford mean, and
+    inductor's, leave exactly 0. The correction is exact there (x - mean is exact for
+    nearby values) and otherwise makes the mean as accurate as a second pass can.
+    Half-precision inputs are reduced in f32 and the statistics rounded, as ATen does."""
+    compute = opmath_dtype(x.dtype)
+    wide = x.to(compute)
+    dims = list(range(x.dim())) if not dim else [d % max(x.dim(), 1) for d in dim]
+    count = 1
+    for d in dims:
+        count = count * x.shape[d]
+    mean = wide.mean(dims, keepdim=True)
+    mean = mean + (wide - mean).mean(dims, keepdim=True)
+    deviation = wide - mean
+    divisor = count - (1 if correction is None else correction)
+    variance = (deviation * deviation).sum(dims, keepdim=True) / divisor
+    if not keepdim:
+        variance, mean = variance.squeeze(dims), mean.squeeze(dims)
+    return variance.to(x.dtype), mean.to(x.dtype)
+
+
 def _channels_last(*tensors: torch.Tensor) -> torch.memory_format | None:
     """The channels-last format ATen gives a convolution's or pool's result when an
     input (or a convolution's weight) is laid out channels last, else None."""
@@ -236,6 +268,7 @@ OWN_DECOMPOSITIONS: dict[object, Callable[..., object]] = {
     aten.avg_pool3d.default: _with_aten_strides(functools.partial(avg_pool, 3)),
     aten._native_batch_norm_legit_no_training.default: _batch_norm_inference,
     aten._transformer_encoder_layer_fwd.default: transformer_encoder_layer,
+    aten.var_mean.correction: _var_mean,
 }
 """Overloads lumir decomposes itself, where torch's decomposition needs an op `hl` lacks."""
 

@@ -44,7 +44,8 @@ def floating_division(node: fx.Node) -> str | None:
 
 
 def convert_var(cx: ImportContext, node: fx.Node) -> SSAValue:
-    """prims.var(x, dims, correction): Σ (x - mean)² / (N - correction), two passes.
+    """prims.var(x, dims, correction): Σ (x - mean)² / (N - correction), with the mean
+    corrected by a second pass.
 
     Half-precision inputs are reduced in f32 and the result rounded, as ATen's
     reductions do; `output_dtype` is the node's dtype, a cast at the end. The sums keep
@@ -60,6 +61,9 @@ def convert_var(cx: ImportContext, node: fx.Node) -> SSAValue:
     correction = node.args[2] if len(node.args) > 2 else node.kwargs.get("correction", 0.0)
     count = math.prod(shape[d] for d in dims)
     mean = cx.emit(hl.MeanOp(x, dims, True))
+    # Corrected: a row of one value has exactly that mean, so its variance is 0 as
+    # ATen's Welford gives it, not the square of an ulp (decompositions._var_mean).
+    mean = cx.emit(hl.AddOp(mean, cx.emit(hl.MeanOp(cx.emit(hl.SubOp(x, mean)), dims, True))))
     deviation = cx.emit(hl.SubOp(x, mean))
     squares = cx.emit(hl.MulOp(deviation, deviation))
     total = cx.emit(hl.SumOp(squares, dims, True))

@@ -262,6 +262,32 @@ def test_log_softmax_logsumexp_norms_and_whole_reductions():
     _check(lambda a: F.group_norm(a.view(3, 2, 3), 2), y, atol=1e-5)
 
 
+STATISTICS = {
+    "layer_norm": lambda a: F.layer_norm(a, a.shape[-1:], eps=1e-6),
+    "group_norm": lambda a: F.group_norm(a.view(2, 2, -1), 2, eps=1e-6),
+    "var_mean": lambda a: torch.var_mean(a, -1),
+    "var": lambda a: a.var(-1, correction=0),
+    "std_mean": lambda a: torch.std_mean(a, -1),
+}
+
+
+@pytest.mark.parametrize("value", [-2.0794415, 0.1, 1 / 3, 1e4 + 1 / 7])
+@pytest.mark.parametrize("width", [3, 8, 33])
+@pytest.mark.parametrize("name", sorted(STATISTICS))
+def test_statistics_of_a_row_of_one_value_are_exact(name, width, value):
+    """A row whose every element is one value has that mean and variance 0 exactly, as
+    ATen's Welford reductions give them: a LayerNorm of it is 0, not an ulp of the mean
+    times 1/sqrt(eps) (2.4e-4 at eps 1e-6, with the mean divided from the sum once)."""
+    x = torch.full((2, width * 2), value)
+    gm = _trace(STATISTICS[name], x)
+    imported = import_graph(gm, {})
+    got = interpret(imported.module, [x for _ in imported.arguments])
+    expected = STATISTICS[name](x)
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    for out, want in zip(got, expected, strict=True):
+        assert torch.equal(out, want), (out, want)
+
+
 def test_argmax_and_argmin_pick_the_first_extreme_and_nan():
     """Ties give the first position and a NaN is the extreme, as in ATen; no dimension
     means a position in the flattened input."""
