@@ -302,9 +302,33 @@ def is_shape_node(node: fx.Node) -> bool:
     value = node.meta.get("val")
     if isinstance(value, torch.SymFloat | float) and not isinstance(value, bool):
         if node.target is torch.sym_float:
-            return isinstance(node.args[0], fx.Node)
-        return node.target in SHAPE_TARGETS or node.target is operator.truediv
+            return isinstance(node.args[0], fx.Node) and is_size(node.args[0])
+        if node.target not in SHAPE_TARGETS and node.target is not operator.truediv:
+            return False
+        # a float made of sizes only: one made of a float from eager (`s ** 0.5`) has
+        # no value lumir can compute from the partition's sizes
+        return all(is_size(arg) for arg in node.all_input_nodes)
     return node.target in SHAPE_TARGETS and isinstance(value, torch.SymInt | int)
+
+
+def is_size(node: fx.Node) -> bool:
+    """A number lumir evaluates from sizes: a size input, or a shape node."""
+    if node.op == "placeholder":
+        value = node.meta.get("val")
+        return isinstance(value, torch.SymInt | int) and not isinstance(value, bool)
+    return is_shape_node(node)
+
+
+def _numbers_from_sizes(node: fx.Node) -> str | None:
+    """Every number `node` reads from another node (a fill, an alpha, an attention
+    scale) is one lumir evaluates from sizes, not one computed in eager."""
+    for arg in node.all_input_nodes:
+        value = arg.meta.get("val")
+        if isinstance(value, torch.Tensor | list | tuple):
+            continue
+        if not is_size(arg):
+            return f"reads {arg.name}, a number computed by an op that runs in eager"
+    return None
 
 
 CASTS = (aten._to_copy.default, prims.convert_element_type.default)
@@ -395,6 +419,9 @@ def unsupported_reason(node: fx.Node) -> str | None:
         if not is_imported(tensor.dtype):
             known = ", ".join(str(d).removeprefix("torch.") for d in IMPORTED_DTYPES)
             return f"dtype {tensor.dtype} is not imported (lumir imports {known})"
+    reason = _numbers_from_sizes(node)
+    if reason is not None:
+        return reason
     return row.check(node) if row.check is not None else None
 
 

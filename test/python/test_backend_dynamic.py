@@ -6,6 +6,7 @@ import warnings
 
 import pytest
 import torch
+import torch.nn.functional as F
 
 from lumir.backend import LumirFallbackWarning, stats
 
@@ -209,6 +210,30 @@ def test_a_float_of_a_length_that_eager_reads_is_handed_over_at_every_length():
         for length in (2, 3, 4, 6):
             a = torch.randn(length, 8)
             torch.testing.assert_close(compiled(a), f(a), atol=1e-5, rtol=1e-5)
+
+
+@torch.no_grad()
+def test_a_number_computed_in_eager_keeps_its_readers_in_eager_without_a_failure():
+    """`s ** 0.5` has no import rule, so it runs in eager; an op that reads it (here the
+    attention's default scale, 1 / sqrt(head dim), with the head dim dynamic) cannot
+    compute it from its partition's sizes and stays in eager with it, named in the
+    fallback warning, instead of failing that partition at every call."""
+
+    def attend(q, k, v):
+        return F.scaled_dot_product_attention(q.bfloat16(), k, v)
+
+    torch._dynamo.reset()
+    compiled = torch.compile(attend, backend="lumir", dynamic=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for width in (2, 4):
+            q = torch.randn(8, 5, 2, width)
+            k = torch.randn(8, 5, 5, width).bfloat16()
+            v = torch.randn(8, 5, 5, 1).bfloat16().expand(8, 5, 5, width)
+            torch.testing.assert_close(compiled(q, k, v), attend(q, k, v))
+    messages = [str(w.message) for w in caught if str(w.message).startswith("lumir")]
+    assert messages and not any("failed" in m for m in messages), messages
+    assert any("a number computed by an op that runs in eager" in m for m in messages)
 
 
 @torch.no_grad()
