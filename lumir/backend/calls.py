@@ -221,7 +221,10 @@ def _output_builder(
         if output.result is not None and output.result not in in_place
     ]
     views = input_views(
-        [(position, output.input_view, output.example) for position, output in placeable],
+        [
+            (position, output.input_view, output.example, output.viewed_example)
+            for position, output in placeable
+        ],
         bindings,
     )
     viewed = {view.position for view in views}
@@ -232,6 +235,7 @@ def _output_builder(
             if position not in viewed
         ],
         bindings,
+        {position: output.storage for position, output in placeable if output.storage},
     )
     if groups or views:
         return _placing_builder(

@@ -33,9 +33,10 @@ graph returned: a copy at offset 0 would make that the input's first elements.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+import sympy
 import torch
 from torch.multiprocessing.reductions import StorageWeakRef
 
@@ -93,7 +94,7 @@ class _Traced:
     position: int
     result: int
     example: torch.Tensor
-    storage: StorageWeakRef
+    storage: object
     size: tuple[int, ...]
     stride: tuple[int, ...]
     offset: int
@@ -101,14 +102,23 @@ class _Traced:
 
 
 def plan_layouts(
-    outputs: Sequence[tuple[int, int, object]], bindings: Bindings
+    outputs: Sequence[tuple[int, int, object]],
+    bindings: Bindings,
+    storages: Mapping[int, object] | None = None,
 ) -> tuple[StorageGroup, ...]:
     """The groups of outputs to place, from (position, result, traced example) triples.
 
-    An output with no traced tensor, or one whose layout needs no placing, is in no
-    group. Groups come in the order of their first output.
+    `storages` overrides an output's traced storage by position: under dynamic shapes
+    tracing gives a view (`y[-1]`) a storage of its own, and the importer names the
+    storage of the value it views instead (`GraphOutput.storage`). An output with no
+    traced tensor, or one whose layout needs no placing, is in no group. Groups come
+    in the order of their first output.
     """
-    traced = [_traced(position, result, example, bindings) for position, result, example in outputs]
+    storages = storages or {}
+    traced = [
+        _traced(position, result, example, bindings, storages.get(position))
+        for position, result, example in outputs
+    ]
     by_storage: dict[StorageWeakRef, list[_Traced]] = {}
     for item in traced:
         if item is not None:
@@ -123,14 +133,16 @@ def plan_layouts(
     return tuple(groups)
 
 
-def _traced(position: int, result: int, example: object, bindings: Bindings) -> _Traced | None:
+def _traced(
+    position: int, result: int, example: object, bindings: Bindings, storage: object = None
+) -> _Traced | None:
     if not isinstance(example, torch.Tensor) or example.layout != torch.strided:
         return None
     try:
         size = tuple(evaluate(d, bindings) for d in example.shape)
         stride = tuple(evaluate(s, bindings) for s in example.stride())
         offset = evaluate(example.storage_offset(), bindings)
-        storage = StorageWeakRef(example.untyped_storage())
+        storage = storage or StorageWeakRef(example.untyped_storage())
     except (UnboundSymbolError, TypeError, RuntimeError, NotImplementedError):
         return None  # a layout this specialisation cannot state: the plain copy
     if 0 in size:
@@ -190,38 +202,83 @@ def _written(size: Sequence[int], stride: Sequence[int]) -> tuple[slice, ...] | 
 @dataclass(frozen=True)
 class InputView:
     """An output that is a view of the call's argument `argument`: that tensor's
-    storage at this size, stride and storage offset."""
+    storage at this size, stride and storage offset.
+
+    A layout that depends on the argument's own strides or storage offset (a view of a
+    strided or sliced input, whose traced strides and offset are symbols that no size
+    binds) keeps its traced expressions (`late`), evaluated at each call with those
+    symbols read off the argument (`layout_sites`: (symbol, dimension or None for the
+    offset))."""
 
     position: int
     argument: int
     size: tuple[int, ...]
     stride: tuple[int, ...]
     offset: int
+    late: tuple[object, ...] = ()
+    bindings: Bindings | None = None
+    layout_sites: tuple[tuple[object, int | None], ...] = ()
 
     def of(self, args: Sequence[object]) -> torch.Tensor:
         tensor = args[self.argument]
         assert isinstance(tensor, torch.Tensor)
-        return tensor.as_strided(self.size, self.stride, self.offset)
+        if not self.late:
+            return tensor.as_strided(self.size, self.stride, self.offset)
+        bindings = dict(self.bindings or {})
+        for symbol, dim in self.layout_sites:
+            bindings[symbol] = tensor.storage_offset() if dim is None else tensor.stride(dim)
+        size, stride, (offset,) = (
+            [evaluate(v, bindings) for v in part]  # type: ignore[union-attr]
+            for part in self.late
+        )
+        return tensor.as_strided(size, stride, offset)
 
 
 def input_views(
-    outputs: Sequence[tuple[int, int | None, object]], bindings: Bindings
+    outputs: Sequence[tuple[int, int | None, object, object]], bindings: Bindings
 ) -> tuple[InputView, ...]:
     """The outputs to hand back as views of an argument, from (position, argument,
-    traced example) triples; an output whose layout this specialisation cannot state
-    keeps the plain copy."""
+    traced example, the argument's traced example) quadruples.
+
+    Raises `UnboundSymbolError` for a view whose layout neither the sizes nor the
+    argument's strides and offset determine: a copy would be rebuilt at the wrong
+    place (see the module doc), so the specialisation must not run."""
     views = []
-    for position, argument, example in outputs:
+    for position, argument, example, source in outputs:
         if argument is None or not isinstance(example, torch.Tensor):
             continue
+        layout = (tuple(example.shape), tuple(example.stride()), (example.storage_offset(),))
         try:
-            size = tuple(evaluate(d, bindings) for d in example.shape)
-            stride = tuple(evaluate(s, bindings) for s in example.stride())
-            offset = evaluate(example.storage_offset(), bindings)
-        except (UnboundSymbolError, TypeError, RuntimeError, NotImplementedError):
+            size, stride, (offset,) = (tuple(evaluate(v, bindings) for v in p) for p in layout)
+            views.append(InputView(position, argument, size, stride, offset))
             continue
-        views.append(InputView(position, argument, size, stride, offset))
+        except UnboundSymbolError:
+            pass
+        sites = _layout_sites(source, bindings)
+        known = {**bindings, **{symbol: 0 for symbol, _ in sites}}
+        for part in layout:
+            for value in part:
+                evaluate(value, known)  # raises for a symbol no call can bind
+        views.append(InputView(position, argument, (), (), 0, layout, dict(bindings), sites))
     return tuple(views)
+
+
+def _layout_sites(source: object, bindings: Bindings) -> tuple[tuple[object, int | None], ...]:
+    """The unbound bare symbols of a traced argument's strides and storage offset, with
+    where a call's argument holds their value."""
+    if not isinstance(source, torch.Tensor):
+        return ()
+    sites: list[tuple[object, int | None]] = []
+    places: list[tuple[object, int | None]] = [
+        *((s, d) for d, s in enumerate(source.stride())),
+        (source.storage_offset(), None),
+    ]
+    for value, dim in places:
+        if isinstance(value, torch.SymInt):
+            expr = value.node.expr
+            if isinstance(expr, sympy.Symbol) and expr not in bindings:
+                sites.append((expr, dim))
+    return tuple(sites)
 
 
 Placer = Callable[[Sequence[torch.Tensor], Sequence[object]], dict[int, torch.Tensor]]

@@ -41,12 +41,17 @@ class GraphOutput:
     its size, strides and storage say what layout eager torch would hand back
     (lumir.backend.output_layouts). `input_view` is the position of the graph input
     whose storage the traced result shares (it is a view of that input, which the
-    call hands back as one), else None."""
+    call hands back as one), else None; `viewed_example` that input's traced tensor.
+    `storage` is the traced storage of the value the output is a chain of views of,
+    where tracing gave the view a storage of its own (as it does under dynamic
+    shapes), else None: outputs with one storage alias each other."""
 
     result: int | None = None
     size: object = None
     example: object = None
     input_view: int | None = None
+    viewed_example: object = None
+    storage: object = None
 
 
 @dataclass(frozen=True)
@@ -132,11 +137,17 @@ def import_graph(gm: fx.GraphModule, bindings: Bindings, name: str = "forward") 
             for item in _flat_outputs(node.args[0]):
                 if isinstance(item, fx.Node) and item in cx.values:
                     example = item.meta.get("val")
+                    storage = _storage(_view_root(item).meta.get("val"))
+                    if storage == _storage(example):
+                        storage = None
+                    source = _viewed_input(example, viewed, storage)
                     outputs.append(
                         GraphOutput(
                             result=len(results),
                             example=example,
-                            input_view=_viewed_input(example, viewed),
+                            input_view=None if source is None else source[0],
+                            viewed_example=None if source is None else source[1],
+                            storage=storage,
                         )
                     )
                     results.append(cx.values[item])
@@ -159,29 +170,61 @@ def _storage(example: object) -> StorageWeakRef | None:
         return None
 
 
-def _input_storages(gm: fx.GraphModule) -> dict[StorageWeakRef, tuple[int, torch.dtype]]:
-    """{traced storage: (placeholder position, dtype)} of the graph's tensor inputs."""
-    storages: dict[StorageWeakRef, tuple[int, torch.dtype]] = {}
+def _input_storages(gm: fx.GraphModule) -> dict[StorageWeakRef, tuple[int, torch.Tensor]]:
+    """{traced storage: (placeholder position, traced tensor)} of the tensor inputs."""
+    storages: dict[StorageWeakRef, tuple[int, torch.Tensor]] = {}
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     for position, node in enumerate(placeholders):
         example = node.meta.get("val")
         storage = _storage(example)
         if storage is not None:
             assert isinstance(example, torch.Tensor)
-            storages.setdefault(storage, (position, example.dtype))
+            storages.setdefault(storage, (position, example))
     return storages
 
 
+_VIEWS = frozenset(
+    {
+        torch.ops.aten.view.default,
+        torch.ops.aten._unsafe_view.default,
+        torch.ops.aten.select.int,
+        torch.ops.aten.slice.Tensor,
+        torch.ops.aten.t.default,
+        torch.ops.aten.transpose.int,
+        torch.ops.aten.permute.default,
+        torch.ops.aten.expand.default,
+        torch.ops.aten.unsqueeze.default,
+        torch.ops.aten.squeeze.default,
+        torch.ops.aten.squeeze.dim,
+        torch.ops.aten.squeeze.dims,
+        torch.ops.aten.diagonal.default,
+        torch.ops.aten.as_strided.default,
+        torch.ops.aten.alias.default,
+    }
+)
+"""ATen ops whose result is always a view of their first argument."""
+
+
+def _view_root(node: fx.Node) -> fx.Node:
+    """The value `node` is a chain of views of (itself when it is not a view)."""
+    while node.target in _VIEWS and node.args and isinstance(node.args[0], fx.Node):
+        node = node.args[0]
+    return node
+
+
 def _viewed_input(
-    example: object, viewed: dict[StorageWeakRef, tuple[int, torch.dtype]]
-) -> int | None:
-    """The input position an output is a view of (same storage, same dtype), else None."""
-    storage = _storage(example)
+    example: object,
+    viewed: dict[StorageWeakRef, tuple[int, torch.Tensor]],
+    root_storage: object = None,
+) -> tuple[int, torch.Tensor] | None:
+    """The input (position, traced tensor) an output is a view of (same storage, or
+    its view chain's `root_storage`; same dtype), else None."""
+    storage = root_storage if root_storage is not None else _storage(example)
     if storage is None or storage not in viewed:
         return None
-    position, dtype = viewed[storage]
+    position, source = viewed[storage]
     assert isinstance(example, torch.Tensor)
-    return position if example.dtype == dtype else None
+    return (position, source) if example.dtype == source.dtype else None
 
 
 def _flat_outputs(value: object) -> list[object]:
