@@ -324,8 +324,8 @@ def _numbers_from_sizes(node: fx.Node) -> str | None:
     scale) is one lumir evaluates from sizes, not one computed in eager."""
     for arg in node.all_input_nodes:
         value = arg.meta.get("val")
-        if isinstance(value, torch.Tensor | list | tuple):
-            continue
+        if value is None or isinstance(value, torch.Tensor | list | tuple):
+            continue  # a tensor, several, or nothing traced to check
         if not is_size(arg):
             return f"reads {arg.name}, a number computed by an op that runs in eager"
     return None
