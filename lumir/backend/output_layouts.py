@@ -38,8 +38,8 @@ from dataclasses import dataclass
 
 import sympy
 import torch
-from torch.multiprocessing.reductions import StorageWeakRef
 
+from lumir.frontend.importer import traced_storage
 from lumir.frontend.shapes import Bindings, UnboundSymbolError, evaluate
 
 
@@ -119,7 +119,7 @@ def plan_layouts(
         _traced(position, result, example, bindings, storages.get(position))
         for position, result, example in outputs
     ]
-    by_storage: dict[StorageWeakRef, list[_Traced]] = {}
+    by_storage: dict[object, list[_Traced]] = {}
     for item in traced:
         if item is not None:
             by_storage.setdefault(item.storage, []).append(item)
@@ -142,11 +142,11 @@ def _traced(
         size = tuple(evaluate(d, bindings) for d in example.shape)
         stride = tuple(evaluate(s, bindings) for s in example.stride())
         offset = evaluate(example.storage_offset(), bindings)
-        storage = storage or StorageWeakRef(example.untyped_storage())
     except (UnboundSymbolError, TypeError, RuntimeError, NotImplementedError):
         return None  # a layout this specialisation cannot state: the plain copy
-    if 0 in size:
-        return None  # no element to place: the plain copy has the right shape
+    storage = storage or traced_storage(example)
+    if 0 in size or storage is None:
+        return None  # no element to place (the plain copy has the right shape), or no storage
     written = _written(size, stride)
     return _Traced(position, result, example, storage, size, stride, offset, written)
 

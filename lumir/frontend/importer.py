@@ -137,17 +137,16 @@ def import_graph(gm: fx.GraphModule, bindings: Bindings, name: str = "forward") 
             for item in _flat_outputs(node.args[0]):
                 if isinstance(item, fx.Node) and item in cx.values:
                     example = item.meta.get("val")
-                    storage = _storage(_view_root(item).meta.get("val"))
-                    if storage == _storage(example):
-                        storage = None
-                    source = _viewed_input(example, viewed, storage)
+                    own = traced_storage(example)
+                    storage = traced_storage(_view_root(item).meta.get("val")) or own
+                    source = _viewed_input(example, storage, viewed)
                     outputs.append(
                         GraphOutput(
                             result=len(results),
                             example=example,
                             input_view=None if source is None else source[0],
                             viewed_example=None if source is None else source[1],
-                            storage=storage,
+                            storage=None if storage == own else storage,
                         )
                     )
                     results.append(cx.values[item])
@@ -160,8 +159,8 @@ def import_graph(gm: fx.GraphModule, bindings: Bindings, name: str = "forward") 
     return ImportedGraph(ModuleOp([func]), tuple(arguments), tuple(outputs))
 
 
-def _storage(example: object) -> StorageWeakRef | None:
-    """The traced storage of a dense tensor, else None."""
+def traced_storage(example: object) -> StorageWeakRef | None:
+    """The traced storage of a dense tensor (which views of it share), else None."""
     if not isinstance(example, torch.Tensor) or example.layout != torch.strided:
         return None
     try:
@@ -176,7 +175,7 @@ def _input_storages(gm: fx.GraphModule) -> dict[StorageWeakRef, tuple[int, torch
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     for position, node in enumerate(placeholders):
         example = node.meta.get("val")
-        storage = _storage(example)
+        storage = traced_storage(example)
         if storage is not None:
             assert isinstance(example, torch.Tensor)
             storages.setdefault(storage, (position, example))
@@ -214,12 +213,11 @@ def _view_root(node: fx.Node) -> fx.Node:
 
 def _viewed_input(
     example: object,
+    storage: StorageWeakRef | None,
     viewed: dict[StorageWeakRef, tuple[int, torch.Tensor]],
-    root_storage: object = None,
 ) -> tuple[int, torch.Tensor] | None:
-    """The input (position, traced tensor) an output is a view of (same storage, or
-    its view chain's `root_storage`; same dtype), else None."""
-    storage = root_storage if root_storage is not None else _storage(example)
+    """The input (position, traced tensor) whose storage an output's is (the storage
+    of the value its view chain starts at), with the same dtype; else None."""
     if storage is None or storage not in viewed:
         return None
     position, source = viewed[storage]

@@ -302,16 +302,16 @@ def is_shape_node(node: fx.Node) -> bool:
     value = node.meta.get("val")
     if isinstance(value, torch.SymFloat | float) and not isinstance(value, bool):
         if node.target is torch.sym_float:
-            return isinstance(node.args[0], fx.Node) and is_size(node.args[0])
+            return isinstance(node.args[0], fx.Node) and _is_size(node.args[0])
         if node.target not in SHAPE_TARGETS and node.target is not operator.truediv:
             return False
         # a float made of sizes only: one made of a float from eager (`s ** 0.5`) has
         # no value lumir can compute from the partition's sizes
-        return all(is_size(arg) for arg in node.all_input_nodes)
+        return all(_is_size(arg) for arg in node.all_input_nodes)
     return node.target in SHAPE_TARGETS and isinstance(value, torch.SymInt | int)
 
 
-def is_size(node: fx.Node) -> bool:
+def _is_size(node: fx.Node) -> bool:
     """A number lumir evaluates from sizes: a size input, or a shape node."""
     if node.op == "placeholder":
         value = node.meta.get("val")
@@ -326,7 +326,7 @@ def _numbers_from_sizes(node: fx.Node) -> str | None:
         value = arg.meta.get("val")
         if value is None or isinstance(value, torch.Tensor | list | tuple):
             continue  # a tensor, several, or nothing traced to check
-        if not is_size(arg):
+        if not _is_size(arg):
             return f"reads {arg.name}, a number computed by an op that runs in eager"
     return None
 
