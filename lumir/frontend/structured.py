@@ -110,18 +110,20 @@ def convert_embedding(cx: ImportContext, node: fx.Node) -> SSAValue:
 
 def convert_cat(cx: ImportContext, node: fx.Node) -> SSAValue:
     """aten.cat; inputs with no elements contribute nothing and are dropped (an empty
-    KV cache at the first step), as ATen skips them."""
+    KV cache at the first step), as ATen skips them. Inputs of different dtypes are
+    converted to the promoted result dtype first, as ATen's cat does (f16 with bf16 gives
+    f32, bool with i64 gives i64)."""
+    result_type = cx.tensor_type(node)
     inputs = [cx.value(arg) for arg in node.args[0]]
-    kept = [v for v in inputs if 0 not in _shape(v)]
+    kept = [cx.cast(v, result_type.element_type) for v in inputs if 0 not in _shape(v)]
     if not kept:  # nothing to join: the result has no element either
-        result_type = cx.tensor_type(node)
         return cx.emit(hl.ConstantOp(DenseIntOrFPElementsAttr.from_list(result_type, [])))
     if len(kept) == 1:
         return kept[0]
     dim = int(node.args[1]) if len(node.args) > 1 else int(node.kwargs.get("dim", 0))
     op = hl.CatOp(
         operands=[kept],
-        result_types=[cx.tensor_type(node)],
+        result_types=[result_type],
         properties={"dim": IntegerAttr(dim, i64)},
     )
     return cx.emit(op)

@@ -54,6 +54,22 @@ def test_elementwise_promotes_scalars_and_mixed_dtypes():
     assert "hl.cast" in _ops(imported)  # the bf16 operand is promoted to f32 like ATen
 
 
+@pytest.mark.parametrize(
+    "dtypes",
+    [
+        (torch.float16, torch.bfloat16),
+        (torch.int64, torch.float32),
+        (torch.bool, torch.int64),
+        (torch.bfloat16, torch.float32, torch.float16),
+    ],
+)
+def test_cat_promotes_inputs_of_different_dtypes_like_aten(dtypes):
+    parts = [(torch.randn(2, width) * 4).to(dtype) for width, dtype in enumerate(dtypes, 1)]
+    empty = torch.zeros(0, dtype=dtypes[0])  # dropped, but still counts in the promotion
+    _check(lambda *xs: torch.cat(xs, dim=-1), *parts, atol=0)
+    _check(lambda e, x: torch.cat([e, x]), empty, parts[-1].flatten(), atol=0)
+
+
 def test_half_scalar_arithmetic_rounds_once_like_aten():
     x = torch.randn(8, dtype=torch.bfloat16)
     imported = _check(lambda a: a * 0.1, x, atol=0)
