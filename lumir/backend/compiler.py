@@ -192,6 +192,11 @@ def _partitions(
             support.supported,
         )
         more = storage_views(gm, (n for p in partitions for n in p.nodes))
+        if more and more.keys() <= excluded.keys():  # the partitioner put them back
+            more = dict.fromkeys(
+                (n for p in partitions for n in p.nodes),
+                "an op in eager reads a storage that lumir could not keep in eager alone",
+            )
         if not more:
             break
         excluded.update(more)

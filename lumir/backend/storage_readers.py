@@ -18,6 +18,7 @@ a partition.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 
 import torch
@@ -48,8 +49,26 @@ def storage_views(gm: fx.GraphModule, partitioned: Iterable[fx.Node]) -> dict[fx
         seen.add(source)
         if source in inside:
             found[source] = f"{target_name(reader)} in eager reads its storage"
+        producer = _multi_output_producer(source)
+        if producer is not None:
+            # The partitioner keeps a getitem with the op whose output it picks (a
+            # split's chunk): asked without the getitem alone, it would put it back.
+            source = producer
+            seen.add(source)
+            if source in inside:
+                found[source] = f"{target_name(reader)} in eager reads an output's storage"
         pending.append((reader, source))
     return found
+
+
+def _multi_output_producer(node: fx.Node) -> fx.Node | None:
+    """The op whose list or tuple of results `node` picks one of (`operator.getitem`)."""
+    if node.target is not operator.getitem or not node.args:
+        return None
+    producer = node.args[0]
+    if isinstance(producer, fx.Node) and isinstance(producer.meta.get("val"), list | tuple):
+        return producer
+    return None
 
 
 def owns_storage(node: fx.Node) -> bool:

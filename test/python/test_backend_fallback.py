@@ -179,6 +179,51 @@ def test_a_view_that_an_eager_as_strided_reads_through_stays_in_eager():
     assert len(stats.GRAPHS[0].partitions) == 2  # the add, and the scaling after it
 
 
+@pytest.mark.parametrize(
+    "pick",
+    [
+        lambda x: (x + 1).chunk(2, dim=1)[1],
+        lambda x: (x * 2).split([1, 3], dim=1)[1],
+        lambda x: (x - 1).unbind(1)[2],
+    ],
+    ids=["chunk", "split", "unbind"],
+)
+@torch.no_grad()
+def test_an_eager_storage_read_of_one_output_of_a_split_stays_in_eager(pick):
+    """A getitem goes where the split it picks from goes (the partitioner puts it back),
+    so the split runs in eager with it; asking the partitioner again without the getitem
+    alone never ended (the compile hung)."""
+
+    def windows_of_a_piece(x):
+        return pick(x).unfold(0, 2, 2) * 2
+
+    x = torch.randn(6, 4)
+    got, fallbacks = _compile_and_run(windows_of_a_piece, x)
+    assert torch.equal(got, windows_of_a_piece(x))
+    assert len(fallbacks) == 1
+    assert "in eager reads an output's storage" in str(fallbacks[0].message)
+
+
+@torch.no_grad()
+def test_partitions_that_keep_a_storage_read_inside_run_in_eager(monkeypatch):
+    """If asking the partitioner again leaves a storage read inside (no progress), the
+    partitions that hold it run in eager rather than loop or read the wrong storage."""
+    from lumir.backend import compiler
+
+    first_partitioned = []
+
+    def always_the_same(gm, partitioned):  # as if the partitioner put the node back
+        first_partitioned[:] = first_partitioned or list(partitioned)[:1]
+        return dict.fromkeys(first_partitioned, "test")
+
+    monkeypatch.setattr(compiler, "storage_views", always_the_same)
+    model = LgammaBetweenLinears()
+    x = torch.randn(4, 16)
+    got, fallbacks = _compile_and_run(model, x)
+    torch.testing.assert_close(got, model(x))
+    assert "could not keep in eager alone" in str(fallbacks[0].message)
+
+
 @torch.no_grad()
 def test_an_input_eager_refuses_raises_eagers_error_and_keeps_lumir_on(monkeypatch):
     """An embedding index out of range fails in lumir's program and in eager alike: the
