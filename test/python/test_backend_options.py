@@ -247,6 +247,31 @@ def test_precision_strict_keeps_dtypes_and_fast_may_write_f32(precision):
         torch.testing.assert_close(got, expected, atol=2e-2, rtol=2e-2)
 
 
+@pytest.mark.parametrize(
+    "program",
+    [lambda x, w, r: x @ w.t() + r, lambda x, w, r: (x @ w.t()) * 2.5],
+    ids=["residual", "alpha"],
+)
+def test_strict_rounds_a_fused_product_once_and_eagers_bits_need_those_families_off(program):
+    """docs/backend.md: strict keeps dtypes but a fused residual or alpha rounds once
+    where eager rounds twice; with those families off the bits are eager's."""
+    torch.manual_seed(0)
+    x, w, r = (
+        torch.randn(*shape, dtype=torch.bfloat16) for shape in [(16, 32), (48, 32), (16, 48)]
+    )
+    expected = program(x, w, r)
+    exact = program(*(t.double() for t in (x, w, r)))
+    results = {}
+    for name, options in [("strict", None), ("eager's", {"disable": ["residual", "alpha"]})]:
+        torch._dynamo.reset()
+        results[name] = torch.compile(program, backend="lumir", options=options)(x, w, r)
+        assert results[name].dtype == torch.bfloat16
+    assert torch.equal(results["eager's"], expected)
+    half_step = torch.finfo(torch.bfloat16).eps / 2 * exact.abs()
+    assert (results["strict"].double() - exact).abs().le(half_step * 1.01).all()  # one rounding
+    assert not torch.equal(results["strict"], expected)  # eager's second rounding differs
+
+
 def test_device_option_is_where_programs_run():
     got, expected, _ = _run({"device": "cpu"})
     torch.testing.assert_close(got, expected, atol=1e-5, rtol=1e-5)
