@@ -36,7 +36,7 @@ import torch
 
 from lumir.backend.output_layouts import Placer, input_views, placer, plan_layouts
 from lumir.frontend.importer import ImportedGraph
-from lumir.frontend.shapes import Bindings, SymbolSite, evaluate_scalar
+from lumir.frontend.shapes import Bindings, SymbolSite, evaluate_scalar, site_symbol_value
 from lumir.runtime import Program
 
 STALE = object()
@@ -59,7 +59,7 @@ def size_key_function(sites: Sequence[SymbolSite]) -> Callable[[Sequence[object]
     """
     parts = [
         f"a[{position}]" + (f".shape[{dim}]" if dim is not None else "")
-        for position, dim, _ in sites
+        for position, dim, _, _ in sites
     ]
     source = "lambda a: (" + "".join(part + ", " for part in parts) + ")"
     return eval(source, {})
@@ -67,7 +67,9 @@ def size_key_function(sites: Sequence[SymbolSite]) -> Callable[[Sequence[object]
 
 def bindings_of(sites: Sequence[SymbolSite], key: tuple) -> dict[sympy.Symbol, int]:
     """The size bindings a key stands for (the slow path's view of the same sizes)."""
-    return {symbol: int(value) for (_, _, symbol), value in zip(sites, key, strict=True)}
+    return {
+        site[2]: site_symbol_value(site, int(value)) for site, value in zip(sites, key, strict=True)
+    }
 
 
 class CallPlan:

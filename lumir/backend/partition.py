@@ -44,6 +44,7 @@ from lumir.frontend.shapes import (
     Bindings,
     evaluate,
     hint_bindings,
+    site_size,
     symbol_names,
     symbol_sites,
 )
@@ -138,7 +139,7 @@ class CompiledPartition(torch.nn.Module):
             self.stats.fused["gemv_groups"] = count_gemv_groups(lowered)
         self.stats.specialisations += 1
         entry = _Specialisation(imported, lowered, dict(bindings))
-        self._remember(tuple(bindings[symbol] for _, _, symbol in self.symbol_sites), entry)
+        self._remember(tuple(site_size(site, bindings) for site in self.symbol_sites), entry)
         return entry
 
     def _from_template(self, prepared: ModuleOp) -> ModuleOp | None:

@@ -4,9 +4,9 @@ A graph traced with dynamic dimensions carries `torch.SymInt` sizes whose `node.
 is a sympy expression over the graph's size symbols (`s0`, `s1`, ...). lumir's IR is
 static, so every import is a specialisation: a `Bindings` maps each symbol to one
 concrete integer, and every size, slice bound and integer argument the importer reads
-goes through `evaluate`. Bindings come from real inputs at run time (`bind_inputs`, at
-the sites `symbol_sites` found once per graph) or
-from the tracing-time example values (`hint_bindings`), never from guessing.
+goes through `evaluate`. Bindings come from real inputs at run time (the sizes read at
+the sites `symbol_sites` found once per graph, `site_symbol_value`) or from the
+tracing-time example values (`hint_bindings`), never from guessing.
 """
 
 from __future__ import annotations
@@ -74,59 +74,81 @@ def is_dynamic(tensor: torch.Tensor) -> bool:
     return any(not expression(dim).is_Integer for dim in tensor.shape)
 
 
-def _symbols_of(value: object) -> list[sympy.Symbol]:
-    if isinstance(value, torch.Tensor):
-        return [e for e in (expression(d) for d in value.shape) if isinstance(e, sympy.Symbol)]
-    if isinstance(value, torch.SymInt):
-        expr = expression(value)
-        return [expr] if isinstance(expr, sympy.Symbol) else []
-    return []
-
-
-SymbolSite = tuple[int, int | None, sympy.Symbol]
-"""(input position, dimension or None for an integer input, the symbol found there)."""
+SymbolSite = tuple[int, int | None, sympy.Symbol, sympy.Expr]
+"""(input position, dimension or None for an integer input, the symbol found there, the
+size there: the symbol itself, or `a * symbol + b` with integers a != 0 and b)."""
 
 
 def symbol_sites(placeholders: Sequence[fx.Node]) -> tuple[SymbolSite, ...]:
-    """Where each bare size symbol of the placeholders' example values can be read off
-    real inputs: a dimension of a tensor input, or an integer input itself."""
-    sites: list[SymbolSite] = []
+    """Where each size symbol of the placeholders' example values can be read off real
+    inputs: a dimension of a tensor input, or an integer input itself.
+
+    A bare symbol is read where it stands. A symbol that only appears in linear sizes
+    (a partition whose inputs are all `cat([x, x])`, of `2 * s` rows) is solved from the
+    first of them: the size is `a * s + b`, so `s = (size - b) / a`.
+    """
+    sizes: list[tuple[int, int | None, sympy.Expr]] = []
     for position, node in enumerate(placeholders):
         example = node.meta.get("val")
         if isinstance(example, torch.Tensor):
-            for dim, size in enumerate(example.shape):
-                expr = expression(size)
-                if isinstance(expr, sympy.Symbol):
-                    sites.append((position, dim, expr))
+            sizes.extend(
+                (position, dim, expression(size)) for dim, size in enumerate(example.shape)
+            )
         elif isinstance(example, torch.SymInt):
-            expr = expression(example)
-            if isinstance(expr, sympy.Symbol):
-                sites.append((position, None, expr))
+            sizes.append((position, None, expression(example)))
+    sites: list[SymbolSite] = [(p, d, e, e) for p, d, e in sizes if isinstance(e, sympy.Symbol)]
+    bound = {symbol for _, _, symbol, _ in sites}
+    for position, dim, size in sizes:
+        free = size.free_symbols
+        if len(free) != 1 or isinstance(size, sympy.Symbol):
+            continue
+        (symbol,) = free
+        if symbol not in bound and _linear(size, symbol) is not None:
+            sites.append((position, dim, symbol, size))
+            bound.add(symbol)
     return tuple(sites)
 
 
-def bind_inputs(sites: Sequence[SymbolSite], inputs: Sequence[object]) -> dict:
-    """Bindings read off real inputs at `sites` (see `symbol_sites`)."""
-    bindings: dict[sympy.Symbol, int] = {}
-    for position, dim, symbol in sites:
-        value = inputs[position]
-        if dim is not None:
-            assert isinstance(value, torch.Tensor)
-            value = value.shape[dim]
-        assert isinstance(value, int)
-        bindings[symbol] = value
-    return bindings
+def _linear(size: sympy.Expr, symbol: sympy.Symbol) -> tuple[int, int] | None:
+    """(a, b) with `size == a * symbol + b`, integers and a != 0, else None."""
+    try:
+        poly = sympy.Poly(size, symbol)
+    except sympy.PolynomialError:
+        return None
+    if poly.degree() != 1 or not all(c.is_Integer for c in poly.all_coeffs()):
+        return None
+    a, b = (int(c) for c in poly.all_coeffs())
+    return a, b
+
+
+def site_symbol_value(site: SymbolSite, size: int) -> int:
+    """The value of the site's symbol when the size read there is `size`."""
+    _, _, symbol, expr = site
+    if expr == symbol:
+        return size
+    linear = _linear(expr, symbol)
+    assert linear is not None, expr
+    a, b = linear
+    value, remainder = divmod(size - b, a)
+    if remainder:
+        raise UnboundSymbolError(f"size {size} is not {expr} for any integer {symbol}")
+    return value
+
+
+def site_size(site: SymbolSite, bindings: Bindings) -> int:
+    """The size read at `site` under `bindings` (the inverse of `site_symbol_value`)."""
+    return int(_substitute(site[3], bindings, "size"))
 
 
 def hint_bindings(placeholders: Sequence[fx.Node]) -> dict:
-    """Bindings from the example values the graph was traced with (the ShapeEnv's hints)."""
+    """Bindings from the example values the graph was traced with (the ShapeEnv's
+    hints), for every symbol that `symbol_sites` can read off real inputs."""
     bindings: dict[sympy.Symbol, int] = {}
-    for node in placeholders:
-        example = node.meta.get("val")
-        for symbol in _symbols_of(example):
-            hints = _hints(_shape_env(example))
-            if symbol in hints:
-                bindings[symbol] = int(hints[symbol])
+    examples = [node.meta.get("val") for node in placeholders]
+    for position, _, symbol, _ in symbol_sites(placeholders):
+        hints = _hints(_shape_env(examples[position]))
+        if symbol in hints:
+            bindings[symbol] = int(hints[symbol])
     return bindings
 
 

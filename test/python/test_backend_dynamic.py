@@ -236,6 +236,37 @@ def test_a_number_computed_in_eager_keeps_its_readers_in_eager_without_a_failure
     assert any("a number computed by an op that runs in eager" in m for m in messages)
 
 
+@pytest.mark.parametrize(
+    "join",
+    [lambda x: torch.cat([x, x]), lambda x: torch.cat([x, x[:1], x])],
+    ids=["2s", "2s+1"],
+)
+@torch.no_grad()
+def test_a_partition_whose_inputs_only_have_multiples_of_a_length_compiles(join):
+    """After an eager op, the next partition may see the length only as `2 * s` (or
+    `2 * s + 1`): the length is solved from that size, per call, instead of the
+    partition failing to compile (UnboundSymbolError) and running in eager."""
+    w = torch.randn(4, 3)
+
+    def program(x):
+        return torch.lgamma(join(x)) @ w * 2 + 1  # lgamma has no import rule
+
+    torch._dynamo.reset()
+    stats.reset()
+    compiled = torch.compile(program, backend="lumir")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for length in (5, 7, 3, 7):
+            x = torch.rand(length, 4) + 0.5
+            torch._dynamo.mark_dynamic(x, 0)
+            torch.testing.assert_close(compiled(x), program(x))
+    messages = [str(w.message) for w in caught if str(w.message).startswith("lumir")]
+    assert not any("failed" in m for m in messages), messages
+    after = stats.GRAPHS[0].partitions[-1]
+    assert after.fuse_runs == 1 and after.fused["fused_alpha"] == 1
+    assert after.specialisations == 3  # one per distinct length
+
+
 @torch.no_grad()
 def test_an_integer_computed_from_a_length_still_fuses_once():
     """Integer literals reach no call's alpha or beta (a decode step's `arange(n) + past`),
