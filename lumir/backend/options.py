@@ -109,6 +109,11 @@ def _device(value: object) -> str | None:
         device = None
     if device is None or device.type not in ("cpu", "cuda"):
         raise LumirOptionError(f"lumir option 'device' must be 'cpu' or 'cuda[:i]', got {value!r}")
+    if device.type == "cuda":
+        count = torch.cuda.device_count()
+        if count == 0 or (device.index or 0) >= count:
+            have = "no CUDA device" if count == 0 else f"CUDA devices cuda:0 to cuda:{count - 1}"
+            raise LumirOptionError(f"lumir option 'device' is {value!r}, but this machine has {have}")
     return str(device)
 
 

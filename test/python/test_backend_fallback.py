@@ -94,9 +94,12 @@ def test_claimed_op_that_fails_to_compile_falls_back_with_the_reason(monkeypatch
 
 
 @torch.no_grad()
-def test_device_that_cannot_run_falls_back_at_load():
+def test_device_that_cannot_run_falls_back_at_load(monkeypatch):
+    """A device the options accept but the runtime cannot use (here a CUDA device count
+    faked on a machine without one) fails at load: the call runs in eager and warns."""
     if torch.cuda.is_available():
         pytest.skip("needs a machine without CUDA")
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
     model, x = LgammaBetweenLinears(), torch.randn(4, 16)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

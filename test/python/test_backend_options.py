@@ -108,6 +108,7 @@ def test_unknown_torch_compile_mode_is_a_clear_error():
         ({"families": ["bias", "glue"]}, "unknown rule family 'glue'"),
         ({"disable": ["transpose"]}, "'transpose' no longer exists: hl-to-cublaslt folds"),
         ({"device": "tpu"}, "'device' must be 'cpu' or 'cuda"),
+        ({"device": "cuda:64"}, "'device' is 'cuda:64', but this machine has"),
         ({"report": "yes"}, "'report' must be True or False"),
         ({"cache_size": 0}, "'cache_size' must be an integer >= 1"),
         ({"chunk_bytes": -1}, "'chunk_bytes' must be an integer >= 0"),
