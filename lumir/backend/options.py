@@ -113,7 +113,8 @@ def _device(value: object) -> str | None:
         count = torch.cuda.device_count()
         if count == 0 or (device.index or 0) >= count:
             have = "no CUDA device" if count == 0 else f"CUDA devices cuda:0 to cuda:{count - 1}"
-            raise LumirOptionError(f"lumir option 'device' is {value!r}, but this machine has {have}")
+            message = f"lumir option 'device' is {value!r}, but this machine has {have}"
+            raise LumirOptionError(message)
     return str(device)
 
 
