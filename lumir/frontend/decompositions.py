@@ -202,7 +202,8 @@ def _var_mean(
     mean = wide.mean(dims, keepdim=True)
     mean = mean + (wide - mean).mean(dims, keepdim=True)
     deviation = wide - mean
-    divisor = count - (1 if correction is None else correction)
+    # ATen divides by max(0, N - correction): an empty row's variance is 0 / 0 = NaN.
+    divisor = torch.sym_max(0, count - (1 if correction is None else correction))
     variance = (deviation * deviation).sum(dims, keepdim=True) / divisor
     if not keepdim:
         variance, mean = variance.squeeze(dims), mean.squeeze(dims)

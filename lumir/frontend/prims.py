@@ -67,7 +67,8 @@ def convert_var(cx: ImportContext, node: fx.Node) -> SSAValue:
     deviation = cx.emit(hl.SubOp(x, mean))
     squares = cx.emit(hl.MulOp(deviation, deviation))
     total = cx.emit(hl.SumOp(squares, dims, True))
-    divisor = cx.constant(float(count - float(correction)), element)  # type: ignore[arg-type]
+    # ATen divides by max(0, N - correction): an empty row's variance is 0 / 0 = NaN.
+    divisor = cx.constant(max(0.0, count - float(correction)), element)  # type: ignore[arg-type]
     variance = cx.cast(cx.emit(hl.DivOp(total, divisor)), element_type(result))
     return cx.reshape(variance, cx.tensor_type(node))
 

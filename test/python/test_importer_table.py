@@ -304,6 +304,22 @@ def test_statistics_of_a_row_of_one_value_are_exact(name, width, value):
         assert torch.equal(out, want), (out, want)
 
 
+@pytest.mark.parametrize(
+    "statistic",
+    [
+        lambda a: a.var(1),
+        lambda a: a.std(1, correction=2),
+        lambda a: torch.var_mean(a, 1),
+        lambda a: torch.std_mean(a, 1, correction=3),
+    ],
+)
+@pytest.mark.parametrize("rows", [0, 1, 2])
+def test_a_variance_over_no_more_elements_than_its_correction_is_nan(statistic, rows):
+    """ATen divides by max(0, N - correction), so 0 / 0 = NaN; dividing by a negative
+    N - correction gave -0.0 (an empty row) or a negative variance instead."""
+    _check(statistic, torch.randn(3, rows, 4))
+
+
 def test_argmax_and_argmin_pick_the_first_extreme_and_nan():
     """Ties give the first position and a NaN is the extreme, as in ATen; no dimension
     means a position in the flattened input."""
