@@ -400,6 +400,8 @@ def convert_any_all(cx: ImportContext, node: fx.Node) -> SSAValue:
     keepdim = bool(node.args[2]) if len(node.args) > 2 else bool(node.kwargs.get("keepdim"))
     dims = [] if dims is None else [int(dims)] if isinstance(dims, int) else [int(d) for d in dims]
     reduced_shape = cx.shape(node)
+    if any(shape[d] == 0 for d in dims or range(len(shape))):  # no element: any False, all True
+        return cx.constant(int(node.target not in ANY), element_type(torch.bool), reduced_shape)
     op_class = hl.AmaxOp if node.target in ANY else hl.AminOp
     result_type = TensorType(element_type(torch.float32), list(reduced_shape))
     reduced = cx.emit(op_class(as_float, dims, keepdim, result_type))

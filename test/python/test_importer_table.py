@@ -320,6 +320,22 @@ def test_a_variance_over_no_more_elements_than_its_correction_is_nan(statistic, 
     _check(statistic, torch.randn(3, rows, 4))
 
 
+@pytest.mark.parametrize(
+    "reduce",
+    [
+        lambda a: (a > 0).any(),
+        lambda a: a.all(),
+        lambda a: a.any(dim=0),
+        lambda a: a.all(dim=0, keepdim=True),
+        lambda a: torch.any(a, dim=(0, 1)),
+    ],
+)
+def test_any_and_all_of_no_elements_are_false_and_true(reduce):
+    """As in ATen; the maximum or minimum they were reduced with has no value there
+    (the kernel refused an empty reduction, and the call went to eager)."""
+    _check(reduce, torch.randn(0, 3), atol=0)
+
+
 def test_argmax_and_argmin_pick_the_first_extreme_and_nan():
     """Ties give the first position and a NaN is the extreme, as in ATen; no dimension
     means a position in the flattened input."""
