@@ -29,7 +29,7 @@ return `STALE`; the partition then loads the program again against the new stora
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import sympy
 import torch
@@ -67,9 +67,10 @@ def size_key_function(sites: Sequence[SymbolSite]) -> Callable[[Sequence[object]
 
 def bindings_of(sites: Sequence[SymbolSite], key: tuple) -> dict[sympy.Symbol, int]:
     """The size bindings a key stands for (the slow path's view of the same sizes)."""
-    return {
-        site[2]: site_symbol_value(site, int(value)) for site, value in zip(sites, key, strict=True)
-    }
+    bindings: dict[sympy.Symbol, int] = {}
+    for site, value in zip(sites, key, strict=True):
+        bindings[site[2]] = site_symbol_value(site, int(value), bindings)
+    return bindings
 
 
 class CallPlan:
@@ -83,10 +84,13 @@ class CallPlan:
         attributes: Callable[[str], torch.Tensor],
         home: torch.device,
         returns_tuple: bool,
-        in_place: frozenset[int] = frozenset(),
+        in_place: Mapping[int, int] | None = None,
     ) -> None:
         """`in_place`: program results that are a caller's tensor updated in place
-        (lumir.backend.in_place); they are returned as they are, not copied out."""
+        (lumir.backend.in_place), each with the position of that argument in the call:
+        the argument itself is returned, not a copy (nor a tensor of the program's own
+        strides over its memory, which torch's write-back would refuse to copy onto
+        the argument where the two differ in a size-1 dimension)."""
         self.program = program
         self.calls = 0
         """Calls served; a partition reads it when the plan goes stale."""
@@ -108,7 +112,7 @@ class CallPlan:
             home,
             program.device,
             returns_tuple,
-            in_place,
+            in_place or {},
             program.fresh_outputs,
         )
 
@@ -183,13 +187,13 @@ def _output_builder(
     home: torch.device,
     device: torch.device,
     returns_tuple: bool,
-    in_place: frozenset[int] = frozenset(),
+    in_place: Mapping[int, int],
     fresh: frozenset[int] = frozenset(),
 ) -> OutputBuilder:
     """The graph's outputs from the program's output buffers: each result copied out
     (cloned on the program's device, moved when the graph lives elsewhere), each size
     the constant it is in this specialisation. A result in `in_place` is the caller's
-    own (bound) tensor, updated in place: it is returned as it is. So is a result in
+    own (bound) tensor, updated in place: that argument is returned. So is a result in
     `fresh` (`Program.fresh_outputs`, the call's own tensor) where it stays on its
     device, the first time it is returned: a second graph output of the same result
     gets a copy, as it always did, so that no two outputs alias. Outputs that eager
@@ -203,16 +207,18 @@ def _output_builder(
     handed_over: set[int] = set()
 
     def copier(result: int) -> Callable[[torch.Tensor], torch.Tensor]:
-        if result in in_place:
-            return _as_it_is
         if result in fresh and same_place and result not in handed_over:
             handed_over.add(result)
             return _as_it_is
         return clone
 
     items: list[tuple[int, object]] = []
-    for output in imported.outputs:
-        if output.result is not None:
+    arguments: dict[int, int] = {}  # output position -> the call argument it is
+    for position, output in enumerate(imported.outputs):
+        if output.result in in_place:
+            arguments[position] = in_place[output.result]
+            items.append((-1, None))
+        elif output.result is not None:
             items.append((output.result, None))
         else:
             size = output.size
@@ -239,11 +245,19 @@ def _output_builder(
         bindings,
         {position: output.storage for position, output in placeable if output.storage},
     )
-    if groups or views:
+    if groups or views or arguments:
+        place = placer(groups, views, home)
+
+        def place_with_arguments(results: Sequence[torch.Tensor], args: Sequence[object]) -> dict:
+            placed = place(results, args)
+            for position, argument in arguments.items():
+                placed[position] = args[argument]
+            return placed
+
         return _placing_builder(
             items,
             [copier(i) if i >= 0 and p not in viewed else None for p, (i, _) in enumerate(items)],
-            placer(groups, views, home),
+            place_with_arguments,
             returns_tuple,
         )
     if len(items) == 1 and items[0][0] >= 0 and not returns_tuple:

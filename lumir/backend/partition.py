@@ -262,8 +262,9 @@ class CompiledPartition(torch.nn.Module):
 
     def _load(
         self, entry: _Specialisation, arguments: list[torch.Tensor], static: list[int]
-    ) -> tuple[Program, frozenset[int]]:
-        """The loaded program and the program results it writes into their inputs."""
+    ) -> tuple[Program, dict[int, int]]:
+        """The loaded program and the program results it writes into their inputs, each
+        with the call argument it is (`CallPlan`'s `in_place`)."""
         if entry.program is not None:
             entry.program.close()
         bindable = {
@@ -271,11 +272,12 @@ class CompiledPartition(torch.nn.Module):
             for i in static
             if arguments[i].is_contiguous() and arguments[i].device.type == self.device.type
         }
-        module, in_place = entry.lowered, frozenset[int]()
+        module, in_place = entry.lowered, dict[int, int]()
         updates = self._result_updates(entry.imported, bindable)
         if updates:
             module = entry.lowered.clone()
-            in_place = update_in_place(module, updates)
+            sources = entry.imported.arguments
+            in_place = {r: sources[updates[r]] for r in update_in_place(module, updates)}
         groups = 0
         if self.options.group_launches and has_groupable_launches(module):
             module = module.clone() if module is entry.lowered else module

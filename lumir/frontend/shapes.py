@@ -76,36 +76,39 @@ def is_dynamic(tensor: torch.Tensor) -> bool:
 
 SymbolSite = tuple[int, int | None, sympy.Symbol, sympy.Expr]
 """(input position, dimension or None for an integer input, the symbol found there, the
-size there: the symbol itself, or `a * symbol + b` with integers a != 0 and b)."""
+size there: the symbol itself, or an expression of it and of earlier sites' symbols)."""
 
 
 def symbol_sites(placeholders: Sequence[fx.Node]) -> tuple[SymbolSite, ...]:
     """Where each size symbol of the placeholders' example values can be read off real
     inputs: a dimension of a tensor input, or an integer input itself.
 
-    A bare symbol is read where it stands. A symbol that only appears in linear sizes
-    (a partition whose inputs are all `cat([x, x])`, of `2 * s` rows) is solved from the
-    first of them: the size is `a * s + b`, so `s = (size - b) / a`.
+    A bare symbol is read where it stands. A symbol that only appears in derived sizes
+    (a partition after an eager op, whose inputs are all `cat([x, x])`, of `2 * s` rows,
+    or a strided window's `(s - 3) // 2 + 1`) is solved from the first size in which it
+    is the one symbol not read already (`site_symbol_value`); later sites may use the
+    symbols of earlier ones.
     """
     sizes: list[tuple[int, int | None, sympy.Expr]] = []
     for position, node in enumerate(placeholders):
         example = node.meta.get("val")
         if isinstance(example, torch.Tensor):
-            sizes.extend(
-                (position, dim, expression(size)) for dim, size in enumerate(example.shape)
-            )
+            shape = example.shape
+            sizes.extend((position, dim, expression(size)) for dim, size in enumerate(shape))
         elif isinstance(example, torch.SymInt):
             sizes.append((position, None, expression(example)))
     sites: list[SymbolSite] = [(p, d, e, e) for p, d, e in sizes if isinstance(e, sympy.Symbol)]
     bound = {symbol for _, _, symbol, _ in sites}
-    for position, dim, size in sizes:
-        free = size.free_symbols
-        if len(free) != 1 or isinstance(size, sympy.Symbol):
-            continue
-        (symbol,) = free
-        if symbol not in bound and _linear(size, symbol) is not None:
-            sites.append((position, dim, symbol, size))
-            bound.add(symbol)
+    progress = True
+    while progress:
+        progress = False
+        for position, dim, size in sizes:
+            unknown = size.free_symbols - bound
+            if len(unknown) == 1:
+                (symbol,) = unknown
+                sites.append((position, dim, symbol, size))
+                bound.add(symbol)
+                progress = True
     return tuple(sites)
 
 
@@ -121,18 +124,44 @@ def _linear(size: sympy.Expr, symbol: sympy.Symbol) -> tuple[int, int] | None:
     return a, b
 
 
-def site_symbol_value(site: SymbolSite, size: int) -> int:
-    """The value of the site's symbol when the size read there is `size`."""
+_LARGEST_SIZE = 2**62
+"""Where the search for a symbol's value stops (no tensor has more elements)."""
+
+
+def site_symbol_value(site: SymbolSite, size: int, bindings: Bindings | None = None) -> int:
+    """A value of the site's symbol for which the site's size is `size`, the symbols of
+    earlier sites taking their values in `bindings`.
+
+    Linear sizes are solved exactly. Others (floor divisions of a window's length) are
+    searched as non-decreasing in the symbol, and the answer checked: the smallest value
+    that gives `size`. Where several do, they give every size the partition computes
+    the same value, as the partition's sizes all derive from its inputs' sizes.
+    """
     _, _, symbol, expr = site
     if expr == symbol:
         return size
+    expr = expr.xreplace({s: sympy.Integer(v) for s, v in (bindings or {}).items()})
     linear = _linear(expr, symbol)
-    assert linear is not None, expr
-    a, b = linear
-    value, remainder = divmod(size - b, a)
-    if remainder:
+    if linear is not None:
+        a, b = linear
+        value, remainder = divmod(size - b, a)
+        if remainder:
+            raise UnboundSymbolError(f"size {size} is not {expr} for any integer {symbol}")
+        return value
+
+    def at(value: int) -> int:
+        return int(_substitute(expr, {symbol: value}, "size"))
+
+    low, high = 0, _LARGEST_SIZE
+    while low < high:
+        middle = (low + high) // 2
+        if at(middle) < size:
+            low = middle + 1
+        else:
+            high = middle
+    if at(low) != size:
         raise UnboundSymbolError(f"size {size} is not {expr} for any integer {symbol}")
-    return value
+    return low
 
 
 def site_size(site: SymbolSite, bindings: Bindings) -> int:

@@ -238,14 +238,20 @@ def test_a_number_computed_in_eager_keeps_its_readers_in_eager_without_a_failure
 
 @pytest.mark.parametrize(
     "join",
-    [lambda x: torch.cat([x, x]), lambda x: torch.cat([x, x[:1], x])],
-    ids=["2s", "2s+1"],
+    [
+        lambda x: torch.cat([x, x]),
+        lambda x: torch.cat([x, x[:1], x]),
+        lambda x: torch.cat([x[::2], x[:1]]),
+        lambda x: F.avg_pool1d(x.t()[None], 3, 2)[0].t(),
+    ],
+    ids=["2s", "2s+1", "(s+1)//2+1", "(s-3)//2+1"],
 )
 @torch.no_grad()
-def test_a_partition_whose_inputs_only_have_multiples_of_a_length_compiles(join):
-    """After an eager op, the next partition may see the length only as `2 * s` (or
-    `2 * s + 1`): the length is solved from that size, per call, instead of the
-    partition failing to compile (UnboundSymbolError) and running in eager."""
+def test_a_partition_whose_inputs_only_have_sizes_derived_from_a_length_compiles(join):
+    """After an eager op, the next partition may see the length only as `2 * s`,
+    `2 * s + 1` or a window count: the length is solved from that size, per call,
+    instead of the partition failing to compile (UnboundSymbolError) and running in
+    eager."""
     w = torch.randn(4, 3)
 
     def program(x):
@@ -256,7 +262,7 @@ def test_a_partition_whose_inputs_only_have_multiples_of_a_length_compiles(join)
     compiled = torch.compile(program, backend="lumir")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        for length in (5, 7, 3, 7):
+        for length in (5, 7, 9, 7):
             x = torch.rand(length, 4) + 0.5
             torch._dynamo.mark_dynamic(x, 0)
             torch.testing.assert_close(compiled(x), program(x))

@@ -164,3 +164,27 @@ def test_an_input_mutated_in_a_fresh_tensor_every_call_stops_being_bound():
         torch.testing.assert_close(state, expected_state)  # the mutation reached the caller
     (partition,) = _programs()
     assert partition.loads <= 2
+
+
+@torch.no_grad()
+def test_an_input_updated_in_place_is_handed_back_as_the_callers_tensor():
+    """An input contiguous but for its size-1 strides ((1, 16) with strides (1, 1)) is
+    bound and updated in place; the updated value handed to torch's write-back must be
+    that tensor, not the program's (16, 1)-strided tensor over the same memory, which
+    torch refuses to copy onto it ("refer to a single memory location")."""
+
+    def negate_then_eager(x):
+        x.neg_()
+        return x.cumprod(-1)  # no import rule: the graph goes on in eager
+
+    torch._dynamo.reset()
+    stats.reset()
+    compiled = torch.compile(negate_then_eager, backend="lumir")
+    for call in range(2):  # the second call's new tensor is copied in, not bound
+        x = torch.randn(16, 1).t()
+        expected_x = x.clone()
+        expected = negate_then_eager(expected_x)
+        torch.testing.assert_close(compiled(x), expected)
+        torch.testing.assert_close(x, expected_x)
+        if call == 0:
+            assert _programs()[0].in_place_updates == 1
