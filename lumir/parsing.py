@@ -45,6 +45,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import (
     BFloat16Type,
     BytesAttr,
+    ComplexType,
     DenseIntOrFPElementsAttr,
     FileLineColLoc,
     Float16Type,
@@ -104,7 +105,24 @@ def _bits_to_float(bits: int, element_type: Attribute) -> float | None:
 
 
 @dataclass
-class _HexTensorElement(Parser._TensorLiteralElement):
+class _TensorElement(Parser._TensorLiteralElement):
+    """A dense-literal element that refuses a scalar for a complex type as a parse error.
+
+    xDSL asserts that a complex element type gets a `(re, im)` pair, so
+    `dense<0.0> : tensor<complex<f32>>` died with an AssertionError.
+    """
+
+    def to_complex(self, parser: AttrParser, type: ComplexType):
+        if not isinstance(self.value, tuple):
+            parser.raise_error(
+                f"expected a complex literal (re, im) for {type}, found '{self.span.text}'",
+                at_position=self.span,
+            )
+        return super().to_complex(parser, type)
+
+
+@dataclass
+class _HexTensorElement(_TensorElement):
     """A dense-literal element written in hex: a bit pattern when the type is a float."""
 
     def to_type(self, parser: AttrParser, type: Attribute):
@@ -131,6 +149,25 @@ class _StringSafeLexer(MLIRLexer):
     """
 
     _unescaped_characters_regex = re.compile(r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"')
+
+    _SIGIL_NAMES = {
+        "%": "a value name such as %x or %0",
+        "#": "an attribute alias or dialect attribute such as #map or #cublaslt<...>",
+        "!": "a type alias or dialect type such as !t",
+        "^": "a block label such as ^bb0",
+    }
+
+    def _lex_prefixed_ident(self, start_pos: Position) -> MLIRToken:
+        """A bare sigil: xDSL's message is the unformatted text "Expected suffix
+        identifier after {first_char}"; this one names the sigil and what it starts."""
+        try:
+            return super()._lex_prefixed_ident(start_pos)
+        except ParseError as error:
+            sigil = self.input.at(start_pos)
+            raise ParseError(
+                error.span,
+                f"expected a name right after '{sigil}' to form {self._SIGIL_NAMES[sigil]}",
+            ) from None
 
     def _lex_string_literal(self, start_pos: Position) -> MLIRToken:
         try:
@@ -174,14 +211,28 @@ class LocatedParser(Parser):
         start = self._current_token.span
         try:
             module = super().parse_module(allow_implicit_module)
-        except ParseError:
+        except ParseError as error:
             undefined = self._undefined_uses()
             if undefined and self._current_token.kind == MLIRTokenKind.EOF:
                 raise LumirDiagnosticError(undefined) from None
+            if error.msg == "Could not parse entire input!":
+                self._raise_unexpected_top_level()
             raise
         if isinstance(module.location, UnknownLoc):
             module.location = self._file_line_col(start)
         return module
+
+    def _raise_unexpected_top_level(self) -> None:
+        """xDSL says "Could not parse entire input!" about a token that cannot start a
+        top-level operation (a stray '}', a bare literal); say what it found instead."""
+        token = self._current_token
+        if token.kind == MLIRTokenKind.EOF:
+            self.raise_error("expected an operation, found the end of the input")
+        unmatched = " (it closes no '{')" if token.kind == MLIRTokenKind.R_BRACE else ""
+        self.raise_error(
+            f"unexpected '{token.text}' at the top level{unmatched}; "
+            "expected an operation or the end of the input"
+        )
 
     def parse_operation(self) -> Operation:
         span = self._current_token.span
@@ -247,7 +298,7 @@ class LocatedParser(Parser):
         element = super()._parse_tensor_literal_element()
         if token.kind == MLIRTokenKind.INTEGER_LIT and token.text[:2].lower() == "0x":
             return _HexTensorElement(element.is_negative, element.value, element.span)
-        return element
+        return _TensorElement(element.is_negative, element.value, element.span)
 
     def _parse_block(self):
         if self._current_token.kind != MLIRTokenKind.CARET_IDENT:
