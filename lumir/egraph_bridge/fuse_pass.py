@@ -40,6 +40,7 @@ from lumir.egraph_bridge.saturate import (
     RuleProgramError,
     check_rules,
 )
+from lumir.passes import check_int_option
 
 PRECISION_EXCLUDES: dict[str, tuple[str, ...]] = {"fast": (), "strict": ("cast",)}
 """Precision policy -> the rule families it leaves out. `strict` keeps every value in
@@ -81,6 +82,11 @@ class CublasltFusePass(ModulePass):
     unsafe_test_rules: tuple[str, ...] = ()
     precision: str = "fast"
 
+    def __post_init__(self) -> None:
+        # Checked when the pass is built, so lumir-opt reports a bad option once, as a
+        # whole-file error, not once per --split-input-file chunk from `apply`.
+        self.config()
+
     def config(self) -> FuseConfig:
         """The rulesets and limits these options ask for; bad options are diagnostics."""
         if self.precision not in PRECISION_EXCLUDES:
@@ -102,10 +108,11 @@ class CublasltFusePass(ModulePass):
             ("node-limit", self.node_limit),
             ("iteration-limit", self.iteration_limit),
         ):
-            if value < 1:
+            if isinstance(value, int) and not isinstance(value, bool) and value < 1:
                 raise LumirDiagnosticError(
                     [Diagnostic(f"{self.name}: {option} must be at least 1, got {value}")]
                 )
+            check_int_option(f"{self.name}: {option}", value, 1)
         try:
             check_rules(rulesets)
         except RuleFileError as error:

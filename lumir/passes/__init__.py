@@ -41,6 +41,31 @@ def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {name: _loader(module, cls) for name, (module, cls) in PASS_MODULES.items()}
 
 
+INT64_MAX = 2**63 - 1
+"""The largest integer pass option: each ends up in an i64 attribute or an egglog i64."""
+
+
+def check_int_option(option: str, value: object, minimum: int, note: str = "") -> None:
+    """Refuse an integer pass option that is a boolean or out of [minimum, INT64_MAX].
+
+    xDSL's pipeline parser hands `node-limit=true` to an `int` field as True (a bool is
+    an int in Python) and any number of digits as a Python int, so a pass checks its own
+    integer options when it is built: `lumir-opt` then reports them once, as whole-file
+    errors, before any input is read. `option` names the pass and the option
+    (`cublaslt-fuse: node-limit`); `note` says what an edge value means.
+    """
+    from lumir.diagnostics import Diagnostic, LumirDiagnosticError
+
+    if isinstance(value, bool) or not isinstance(value, int):
+        shown = str(value).lower() if isinstance(value, bool) else repr(value)
+        problem = f"{option} must be an integer, got {shown}"
+    elif not minimum <= value <= INT64_MAX:
+        problem = f"{option} must be an integer in [{minimum}, {INT64_MAX}]{note}, got {value}"
+    else:
+        return
+    raise LumirDiagnosticError([Diagnostic(problem)])
+
+
 def pass_summary(pass_class: type[ModulePass]) -> str:
     """The first line of a pass's docstring: its one-line summary."""
     doc = (pass_class.__doc__ or "").strip()

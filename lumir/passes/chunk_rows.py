@@ -69,6 +69,7 @@ from lumir.dialects.cublaslt_rt import (
 )
 from lumir.dialects.hl.fused import YieldOp
 from lumir.dialects.hl.row_program import is_elementwise
+from lumir.passes import check_int_option
 from lumir.passes.buffer_plan import ALIGNMENT
 from lumir.passes.program_order import ProgramOrder
 
@@ -510,11 +511,15 @@ def _remove_unused_plans(module: ModuleOp) -> None:
 
 
 def check_byte_count(option: str, value: int, zero_means: str) -> None:
-    """A chunk size given as an option must be a byte count; say which option if not."""
-    if value < 0:
+    """A chunk size given as an option must be a byte count; say which option if not.
+
+    A boolean or a count past int64 is refused by `check_int_option`.
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and value < 0:
         raise LumirDiagnosticError(
             [Diagnostic(f"{option} must be a byte count >= 0 ({zero_means}), got {value}")]
         )
+    check_int_option(option, value, 0, f" ({zero_means})")
 
 
 @dataclass(frozen=True)

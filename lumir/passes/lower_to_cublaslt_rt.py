@@ -62,6 +62,7 @@ from lumir.diagnostics import LumirDiagnosticError, copy_location, op_diagnostic
 from lumir.dialects import cublaslt, cublaslt_rt, hl
 from lumir.dialects.cublaslt_rt import DEFAULT_WORKSPACE_SIZE, buffer_of
 from lumir.egraph_bridge.cost_model import preferred_algorithm
+from lumir.passes import check_int_option
 from lumir.passes.buffer_plan import share_buffers
 
 
@@ -381,6 +382,9 @@ class LowerToCublasltRtPass(ModulePass):
     """Let a plan run as lumir's GEMV (`algorithm = "gemv"`) where the cost model
     (`preferred_algorithm`) expects it to beat cuBLASLt: one-column bf16/f16 calls,
     a decode step's projections. `gemv=false` keeps every plan on cuBLASLt."""
+
+    def __post_init__(self) -> None:
+        check_int_option(f"{self.name}: workspace_size", self.workspace_size, 0)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         functions = [func for func in op.ops if isinstance(func, FuncOp)]

@@ -39,6 +39,10 @@ def find_function(module: ModuleOp, name: str | None = None) -> FuncOp:
         raise LumirDiagnosticError(
             [Diagnostic(f"the module has no function @{name} (functions: {known})")]
         )
+    if not functions:  # "found none; name one" asked for a name there is nothing to give
+        raise LumirDiagnosticError(
+            [Diagnostic("nothing to run: the module has no func.func with a body")]
+        )
     if len(functions) != 1:
         known = ", ".join(f"@{f.sym_name.data}" for f in functions) or "none"
         raise LumirDiagnosticError(

@@ -97,12 +97,20 @@ def build_pipeline(spec: str) -> tuple[ModulePass, ...]:
 
     xDSL reports a malformed spec as `ArgSpecParseError` (a `BaseException`), an
     unknown pass as `ValueError` and a bad option value as `ValueError`/`TypeError`;
-    each becomes one diagnostic naming the spec.
+    each becomes one diagnostic naming the spec, as does an option a pass refuses when
+    it is built (`cublaslt-fuse{node-limit=true}`).
     """
     try:
         passes = PassPipeline.parse_spec(available_passes(), spec).passes
-    except LumirDiagnosticError:
-        raise
+    except LumirDiagnosticError as error:  # a pass refused its options when built
+        raise LumirDiagnosticError(
+            [
+                d
+                if d.location is not None
+                else Diagnostic(f"invalid pass pipeline '{spec}': {d.message}")
+                for d in error.diagnostics
+            ]
+        ) from None
     except (ArgSpecParseError, Exception) as error:
         known = ", ".join(available_passes())
         detail = " ".join(str(error).split())

@@ -241,8 +241,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return run(options, sys.stdout)
     except LumirDiagnosticError as error:
-        for diagnostic in error.diagnostics:
-            print(f"lumir-opt: {diagnostic}", file=sys.stderr)
+        for diagnostic in error.diagnostics:  # the tool's name only where no file:line:col
+            prefix = "lumir-opt: " if diagnostic.location is None else ""
+            print(f"{prefix}{diagnostic}", file=sys.stderr)
         return 1
     except BrokenPipeError:  # the reader of stdout went away (`lumir-opt ... | head`)
         return closed_stdout()

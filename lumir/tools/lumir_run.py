@@ -527,8 +527,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # the reader of stdout went away (`lumir-run ... | head`)
         return closed_stdout()
     except LumirDiagnosticError as error:
-        for diagnostic in error.diagnostics:
-            print(f"lumir-run: {diagnostic}", file=sys.stderr)
+        for diagnostic in error.diagnostics:  # the tool's name only where no file:line:col
+            prefix = "lumir-run: " if diagnostic.location is None else ""
+            print(f"{prefix}{diagnostic}", file=sys.stderr)
         return 1
     except (DeviceUnavailableError, AutotuneSettingError) as error:
         print(f"lumir-run: error: {error}", file=sys.stderr)

@@ -47,9 +47,11 @@
 // FILE-NOT:  (ruleset relu)
 // FILE:      (run-schedule (repeat 32 (saturate (run canon)) (run bias)))
 
-// UNKNOWN: error: cublaslt-fuse: unknown rule family 'bogus' (known: alpha, residual, bias, relu, gelu, cast, batched)
-// UNSAFE:  error: cublaslt-fuse: unknown unsafe test rule 'bogus' (known: unguarded-cast, mistyped-merge, misspelled-constant)
-// ZERO:    error: cublaslt-fuse: iteration-limit must be at least 1, got 0
+// Bad options are refused when the pipeline is built, as whole-file errors
+// (test/lit/lumir-opt/pass-options.mlir has the integer options).
+// UNKNOWN: lumir-opt: error: invalid pass pipeline 'cublaslt-fuse{families=bias,bogus}': cublaslt-fuse: unknown rule family 'bogus' (known: alpha, residual, bias, relu, gelu, cast, batched)
+// UNSAFE:  lumir-opt: error: invalid pass pipeline 'cublaslt-fuse{unsafe-test-rules=bogus}': cublaslt-fuse: unknown unsafe test rule 'bogus' (known: unguarded-cast, mistyped-merge, misspelled-constant)
+// ZERO:    lumir-opt: error: invalid pass pipeline 'cublaslt-fuse{iteration-limit=0}': cublaslt-fuse: iteration-limit must be at least 1, got 0
 func.func @bias_relu(%w: tensor<16x8xbf16>, %x: tensor<6x8xbf16>, %b: tensor<16xbf16>) -> tensor<6x16xbf16> {
   %mm = cublaslt.matmul %w, %x {
       transa = #cublaslt<trans t>, transb = #cublaslt<trans n>,
