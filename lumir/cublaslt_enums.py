@@ -146,6 +146,25 @@ class Epilogue(StrEnum):
         return None
 
 
+FORWARD_EPILOGUES = frozenset(
+    {
+        Epilogue.DEFAULT,
+        Epilogue.RELU,
+        Epilogue.BIAS,
+        Epilogue.RELU_BIAS,
+        Epilogue.GELU,
+        Epilogue.GELU_BIAS,
+    }
+)
+"""The epilogues lumir's executors run: those that need nothing beyond an optional bias.
+
+The AUX and gradient epilogues read or write auxiliary buffers that `cublaslt_rt` does
+not carry, so a plan with one could never run: `cublaslt.matmul` may name them (IR
+written by hand, a later pass), but lower-to-cublaslt-rt and `cublaslt_rt.plan` refuse
+them, so that a program lumir-opt lowers is one lumir-run can load.
+"""
+
+
 _CUDA_EPILOGUE = {
     Epilogue.DEFAULT: 1,
     Epilogue.RELU: 2,

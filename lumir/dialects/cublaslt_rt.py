@@ -79,7 +79,7 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from lumir.cublaslt_enums import DataType, Operand
+from lumir.cublaslt_enums import FORWARD_EPILOGUES, DataType, Epilogue, Operand
 from lumir.dialects.cublaslt import (
     DataTypeAttr,
     DescriptorProperties,
@@ -222,6 +222,8 @@ class PlanOp(DescriptorProperties):
                 _canonical_tensor(descriptor, Operand.D),
             )
             problems = [str(p) for p in _run_invariants(PLAN_INVARIANTS, call)]
+        if descriptor.epilogue not in FORWARD_EPILOGUES:
+            problems.append(epilogue_problem(descriptor.epilogue))
         workspace = _int(self.workspace_size)
         if workspace < 0:
             problems.append(f"workspace_size = {workspace}, but it must not be negative")
@@ -235,6 +237,15 @@ class PlanOp(DescriptorProperties):
             problems += [f'algorithm = "gemv": {p}' for p in gemv_problems(descriptor)]
         if problems:
             raise FindingsVerifyException([f"@{self.sym_name.data}: {p}" for p in problems])
+
+
+def epilogue_problem(epilogue: Epilogue) -> str:
+    """Why a plan cannot have `epilogue` (one of the AUX or gradient ones)."""
+    runnable = ", ".join(str(e) for e in Epilogue if e in FORWARD_EPILOGUES)
+    return (
+        f"epilogue {epilogue} needs auxiliary buffers that lumir's executors do not "
+        f"provide; expected one of {runnable}"
+    )
 
 
 def _int(attr: Attribute) -> int:
@@ -1229,6 +1240,7 @@ __all__ = [
     "dense_memref_problem",
     "descriptor_from_properties",
     "element_byte_width",
+    "epilogue_problem",
     "hl_op_class",
     "inverse_permutation",
     "launch_group_problems",

@@ -57,10 +57,11 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from lumir.cublaslt_enums import DataType
+from lumir.cublaslt_enums import FORWARD_EPILOGUES, DataType
 from lumir.diagnostics import LumirDiagnosticError, copy_location, op_diagnostic
 from lumir.dialects import cublaslt, cublaslt_rt, hl
-from lumir.dialects.cublaslt_rt import DEFAULT_WORKSPACE_SIZE, buffer_of
+from lumir.dialects.cublaslt_rt import DEFAULT_WORKSPACE_SIZE, buffer_of, epilogue_problem
+from lumir.dtypes import ELEMENT_DTYPES, element_dtype
 from lumir.egraph_bridge.cost_model import preferred_algorithm
 from lumir.passes import check_int_option
 from lumir.passes.buffer_plan import share_buffers
@@ -387,6 +388,7 @@ class LowerToCublasltRtPass(ModulePass):
         check_int_option(f"{self.name}: workspace_size", self.workspace_size, 0)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        _check_no_nested_modules(op)
         functions = [func for func in op.ops if isinstance(func, FuncOp)]
         for func in functions:
             _check_lowerable(func)
@@ -460,6 +462,29 @@ def _element_data_type(value_type: Attribute) -> DataType | None:
     return DataType.from_element_type(value_type.element_type)
 
 
+def _check_no_nested_modules(module: ModuleOp) -> None:
+    """Refuse, located, a builtin.module inside the module.
+
+    Plans live at the top of the module and the runtime runs its top-level functions, so
+    the pass lowers only those; the rewrite walk would still reach the ops of a nested
+    module's functions and leave their signatures on tensors (invalid IR).
+    """
+    nested = [
+        inner for inner in module.walk() if isinstance(inner, ModuleOp) and inner is not module
+    ]
+    if nested:
+        raise LumirDiagnosticError(
+            [
+                op_diagnostic(
+                    inner,
+                    "lower-to-cublaslt-rt lowers the functions at the top level of the "
+                    "module, not a nested builtin.module; move its functions to the top level",
+                )
+                for inner in nested
+            ]
+        )
+
+
 def _check_lowerable(func: FuncOp) -> None:
     """Report, located, everything in `func` this pass cannot bufferize."""
     problems = []
@@ -472,6 +497,8 @@ def _check_lowerable(func: FuncOp) -> None:
         if problem is not None:
             problems.append(op_diagnostic(func, f"result {index}: {problem}"))
     for op in func.walk():
+        if isinstance(op, cublaslt.MatmulOp) and op.descriptor().epilogue not in FORWARD_EPILOGUES:
+            problems.append(op_diagnostic(op, epilogue_problem(op.descriptor().epilogue)))
         if op is func or isinstance(op, ReturnOp | cublaslt.MatmulOp) or _in_fused_body(op):
             continue
         if op.dialect_name() == "cublaslt_rt":  # lowered already: the pass is idempotent
@@ -510,6 +537,14 @@ def _tensor_problem(value_type: Attribute) -> str | None:
         return f"lower-to-cublaslt-rt bufferizes tensors, not {value_type}"
     if any(dim < 0 for dim in value_type.get_shape()):
         return f"{value_type} has a dynamic dimension; specialise shapes before lowering"
+    if element_dtype(value_type.element_type) is None:
+        # Refused here, not by the buffer plan's byte arithmetic (an AssertionError on
+        # complex<f32> or index) or the runtime: what lowers must also load and run.
+        supported = ", ".join(row.name for row in ELEMENT_DTYPES)
+        return (
+            f"{value_type}: lumir's buffers cannot hold element type "
+            f"{value_type.element_type}; expected one of {supported}"
+        )
     return None
 
 

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
-from lumir.cublaslt_enums import DataType, Epilogue, Operand
+from lumir.cublaslt_enums import FORWARD_EPILOGUES, DataType, Operand
 from lumir.dialects.cublaslt_rt import DEFAULT_WORKSPACE_SIZE
 from lumir.operand_layout import MatrixLayout, matrix_layout
 from lumir.runtime.gemm_autotune import TOP_K, AlgorithmTuner, problem_key, time_candidates
@@ -61,19 +61,6 @@ DEFAULT_WORKSPACE_BYTES = DEFAULT_WORKSPACE_SIZE
 
 # cuBLASLt never asks for more than 256-byte alignment; larger powers of two add nothing.
 _MAX_ALIGNMENT = 256
-
-# Epilogues that need nothing beyond an optional bias vector. The AUX and gradient
-# epilogues need auxiliary buffers the IR does not carry yet.
-_FORWARD_EPILOGUES = frozenset(
-    {
-        Epilogue.DEFAULT,
-        Epilogue.RELU,
-        Epilogue.BIAS,
-        Epilogue.RELU_BIAS,
-        Epilogue.GELU,
-        Epilogue.GELU_BIAS,
-    }
-)
 
 # Host scalars alpha and beta are read in the scale type (POINTER_MODE_HOST).
 # The scale types are those of the type table; each one's numpy type is its dtype row's.
@@ -366,7 +353,7 @@ class CublasLtMatmulPlan:
     ) -> None:
         """Reject what cuBLASLt would turn into a wrong answer or a bad memory access."""
         desc = self.descriptor
-        if desc.epilogue not in _FORWARD_EPILOGUES:
+        if desc.epilogue not in FORWARD_EPILOGUES:
             raise CublasLtPlanError(
                 f"epilogue {desc.epilogue} needs auxiliary buffers that lumir's CUDA "
                 f"executor does not provide; descriptor: {desc}"

@@ -31,7 +31,14 @@ from __future__ import annotations
 
 import torch
 
-from lumir.cublaslt_enums import ComputeType, DataType, Epilogue, Operand, Order, Transpose
+from lumir.cublaslt_enums import (
+    FORWARD_EPILOGUES,
+    ComputeType,
+    DataType,
+    Operand,
+    Order,
+    Transpose,
+)
 from lumir.dialects.cublaslt import MatmulDescriptor
 from lumir.runtime.buffers import data_type_dtype
 from lumir.runtime.hl_torch import gelu_tanh
@@ -42,18 +49,6 @@ from lumir.runtime.layouts import (
     overlaps,
     strided_matrix,
 )
-
-SUPPORTED_EPILOGUES = frozenset(
-    {
-        Epilogue.DEFAULT,
-        Epilogue.RELU,
-        Epilogue.BIAS,
-        Epilogue.RELU_BIAS,
-        Epilogue.GELU,
-        Epilogue.GELU_BIAS,
-    }
-)
-"""The forward epilogues; AUX and gradient ones need buffers the IR does not carry."""
 
 
 class GemmBufferError(RuntimeError):
@@ -179,7 +174,7 @@ class ReferenceGemmPlan:
     ) -> None:
         desc = descriptor
         self.descriptor = desc
-        if desc.epilogue not in SUPPORTED_EPILOGUES:
+        if desc.epilogue not in FORWARD_EPILOGUES:
             raise GemmDescriptorError(
                 f"epilogue {desc.epilogue} needs auxiliary buffers that lumir's executors do "
                 f"not provide"
