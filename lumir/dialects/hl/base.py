@@ -59,12 +59,19 @@ class InferredResultOp(IRDLOperation, abc.ABC):
             f"type {inferred}"
         )
 
+    def element_type_problem(self) -> str | None:
+        """Why the executors cannot run this op on its operands' element type, or None."""
+        return None
+
     def verify_(self) -> None:
         try:
             for value in (*self.operands, *self.results):
                 static_shape(value.type)
         except TypeInferenceError as error:
             raise VerifyException(str(error)) from error
+        problem = self.element_type_problem()
+        if problem is not None:
+            raise VerifyException(problem)
         try:
             inferred = self.infer_result_type()
         except TypeInferenceError as error:

@@ -37,10 +37,56 @@ from lumir.dialects.hl.infer import (
     static_shape,
     where_type,
 )
+from lumir.dtypes import ELEMENT_DTYPES, element_dtype
+
+_F8 = frozenset({"f8E4M3FN", "f8E5M2"})
+_I1 = frozenset({"i1"})
+_INTEGERS = frozenset({"i8", "i16", "i32", "i64", "ui8"})
+
+NO_CPU_KERNEL: dict[str, frozenset[str]] = {
+    **dict.fromkeys(["hl.add", "hl.div", "hl.maximum", "hl.minimum"], _F8),
+    **dict.fromkeys(["hl.sub", "hl.pow", "hl.neg", "hl.relu"], _F8 | _I1),
+    **dict.fromkeys(["hl.floor", "hl.ceil", "hl.round", "hl.trunc"], _F8 | _I1),
+    **dict.fromkeys(
+        ["hl.rsqrt", "hl.sqrt", "hl.exp", "hl.log", "hl.erf", "hl.log1p", "hl.expm1"], _F8
+    ),
+    **dict.fromkeys(
+        ["hl.sign", "hl.atan", "hl.tan", "hl.cos", "hl.sin", "hl.sigmoid", "hl.tanh"], _F8
+    ),
+    "hl.abs": _I1,
+    "hl.silu": _F8 | _I1 | _INTEGERS,
+    "hl.gelu": _F8 | _I1 | _INTEGERS,
+    "hl.compare": _F8,  # the ordering predicates only: eq and ne run on f8
+}
+"""Element types (`lumir.dtypes` names) that an elementwise op's torch CPU kernel does
+not implement, by op name (`"abs_cpu" not implemented for 'Bool'`).
+
+The CPU executor runs each `hl` op as its torch call, so the verifier refuses these
+rather than let a program compile and then fail inside torch when it runs.
+`test/python/test_hl_element_types.py` runs every elementwise op on every element type
+and fails where this table and torch disagree. Types with no `lumir.dtypes` row
+(complex, index) are refused when lowered to buffers.
+"""
+
+
+def no_cpu_kernel_problem(op_name: str, element: Attribute, refused: frozenset[str]) -> str | None:
+    """The verifier's message for an op whose CPU kernel does not take `element`."""
+    row = element_dtype(element)
+    if row is None or row.name not in refused:
+        return None
+    expected = ", ".join(r.name for r in ELEMENT_DTYPES if r.name not in refused)
+    return (
+        f"'{op_name}' cannot run on {element}: torch's CPU kernel does not implement it "
+        f"for that type; expected one of {expected}"
+    )
 
 
 class ElementwiseBinaryOp(SameElementBinaryOp, abc.ABC):
     """lhs op rhs with ATen broadcasting; operands and result share an element type."""
+
+    def element_type_problem(self) -> str | None:
+        element = tensor_type(self.lhs).element_type
+        return no_cpu_kernel_problem(self.name, element, NO_CPU_KERNEL.get(self.name, frozenset()))
 
     def __init__(self, lhs: SSAValue, rhs: SSAValue, result_type: Attribute | None = None):
         if result_type is None:
@@ -144,6 +190,10 @@ class RemainderOp(IntegerDivisionOp):
 
 class ElementwiseUnaryOp(SingleInputOp, abc.ABC):
     """f(input) elementwise; the result has the input's type."""
+
+    def element_type_problem(self) -> str | None:
+        element = tensor_type(self.input).element_type
+        return no_cpu_kernel_problem(self.name, element, NO_CPU_KERNEL.get(self.name, frozenset()))
 
     def __init__(self, input: SSAValue):
         super().__init__(operands=[input], result_types=[elementwise_type(tensor_type(input))])
@@ -337,6 +387,10 @@ class GeluOp(SingleInputOp):
     def infer_result_type(self) -> TensorType:
         return elementwise_type(tensor_type(self.input))
 
+    def element_type_problem(self) -> str | None:
+        element = tensor_type(self.input).element_type
+        return no_cpu_kernel_problem(self.name, element, NO_CPU_KERNEL[self.name])
+
 
 @irdl_op_definition
 class CastOp(SingleInputOp):
@@ -380,6 +434,12 @@ class CompareOp(SameElementBinaryOp):
 
     def infer_result_type(self) -> TensorType:
         return compare_type(tensor_type(self.lhs), tensor_type(self.rhs))
+
+    def element_type_problem(self) -> str | None:
+        if self.predicate.data in (ComparePredicate.EQ, ComparePredicate.NE):
+            return None
+        element = tensor_type(self.lhs).element_type
+        return no_cpu_kernel_problem(self.name, element, NO_CPU_KERNEL[self.name])
 
 
 @irdl_op_definition

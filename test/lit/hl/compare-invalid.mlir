@@ -44,3 +44,13 @@ func.func @missing_predicate(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xi
   %r = hl.compare %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
   func.return %r : tensor<4xi1>
 }
+
+// -----
+
+// torch orders no f8 values on the CPU ("lt_cpu" not implemented); eq and ne run.
+func.func @ordered_f8(%a: tensor<4xf8E4M3FN>, %b: tensor<4xf8E4M3FN>) -> (tensor<4xi1>, tensor<4xi1>) {
+  %e = hl.compare %a, %b {predicate = "eq"} : (tensor<4xf8E4M3FN>, tensor<4xf8E4M3FN>) -> tensor<4xi1>
+  // expected-error @+1 {{'hl.compare' cannot run on f8E4M3FN: torch's CPU kernel does not implement it for that type}}
+  %r = hl.compare %a, %b {predicate = "lt"} : (tensor<4xf8E4M3FN>, tensor<4xf8E4M3FN>) -> tensor<4xi1>
+  func.return %e, %r : tensor<4xi1>, tensor<4xi1>
+}
