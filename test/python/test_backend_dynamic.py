@@ -305,10 +305,20 @@ def test_a_layer_norm_over_a_dynamic_width_divides_by_its_float(dtype):
 
     torch._dynamo.reset()
     stats.reset()
+    torch.manual_seed(0)
     compiled = torch.compile(norm, backend="lumir", dynamic=True)
     for width in (8, 257, 300):
-        x = torch.randn(3, width, dtype=dtype)
-        torch.testing.assert_close(compiled(x), norm(x), atol=1e-5, rtol=1e-5)
+        x = torch.randn(64, width, dtype=dtype)
+        got, expected = compiled(x), norm(x)
+        if dtype == torch.float32:
+            torch.testing.assert_close(got, expected, atol=1e-5, rtol=1e-5)
+            continue
+        # The sums run in another order than ATen's, so an element may round the other
+        # way (about one in a thousand); a divisor read in bf16 (257 -> 256) would move
+        # every element by 0.2%, and round most of them differently.
+        step = torch.finfo(dtype).eps * expected.float().abs().clamp_min(1.0)
+        assert ((got.float() - expected.float()).abs() <= step).all()
+        assert (got != expected).float().mean() < 0.01
     assert stats.GRAPHS and all(graph.fallback_ops == [] for graph in stats.GRAPHS)
 
 
