@@ -109,7 +109,7 @@ class CompiledPartition(torch.nn.Module):
         self.slow_lock = threading.RLock()
         """Held on the slow path (compile, load, evict, fall back): calls from several
         threads change the cache one at a time. A program's own lock serialises its runs."""
-        self.compile(hint_bindings(self.placeholders), first=True)
+        self.compile(hint_bindings(self.placeholders, self.symbol_sites), first=True)
 
     # --- compile -----------------------------------------------------------------------
 

@@ -169,12 +169,12 @@ def site_size(site: SymbolSite, bindings: Bindings) -> int:
     return int(_substitute(site[3], bindings, "size"))
 
 
-def hint_bindings(placeholders: Sequence[fx.Node]) -> dict:
+def hint_bindings(placeholders: Sequence[fx.Node], sites: Sequence[SymbolSite]) -> dict:
     """Bindings from the example values the graph was traced with (the ShapeEnv's
-    hints), for every symbol that `symbol_sites` can read off real inputs."""
+    hints), for every symbol that `sites` (`symbol_sites(placeholders)`) reads."""
     bindings: dict[sympy.Symbol, int] = {}
     examples = [node.meta.get("val") for node in placeholders]
-    for position, _, symbol, _ in symbol_sites(placeholders):
+    for position, _, symbol, _ in sites:
         hints = _hints(_shape_env(examples[position]))
         if symbol in hints:
             bindings[symbol] = int(hints[symbol])
