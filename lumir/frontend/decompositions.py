@@ -138,7 +138,8 @@ def _roll(x: torch.Tensor, shifts: list[int], dims: list[int] | None = None) -> 
     position (i - shift) mod n, so the last `shift mod n` positions come first. torch's
     own decomposition indexes with the `fmod` of an integer range, which `hl` has no op
     for; `narrow` and `cat` are views and a copy lumir imports. With no `dims` the
-    flattened tensor rolls."""
+    flattened tensor rolls. A roll that moves nothing (every shift a multiple of its
+    size) is a contiguous copy, as ATen's is, whatever the input's layout."""
     if not dims:
         return _roll(x.reshape(-1), shifts, [0]).reshape(x.shape)
     result = x
@@ -148,7 +149,7 @@ def _roll(x: torch.Tensor, shifts: list[int], dims: list[int] | None = None) -> 
         if cut != size:
             tail, head = result.narrow(dim, cut, size - cut), result.narrow(dim, 0, cut)
             result = torch.cat([tail, head], dim)
-    return result if result is not x else x.clone()
+    return result if result is not x else x.clone(memory_format=torch.contiguous_format)
 
 
 def _batch_norm_inference(

@@ -259,3 +259,33 @@ def test_views_of_one_intermediate_alias_each_other_under_dynamic_shapes(name):
             assert base.untyped_storage().data_ptr() == view.untyped_storage().data_ptr()
             base.fill_(3.0)
             assert bool((view == 3.0).all())
+
+
+def _transposed():
+    return torch.randn(1, 8, 5).transpose(1, 2)
+
+
+ROLLS = {
+    "size-1-dim": (lambda x: torch.roll(x, 1, 0) + 0.1, _transposed),
+    "no-shift": (lambda x: torch.roll(x, 0, 1) + 0.1, _transposed),
+    "whole-turn-channels-last": (
+        lambda x: torch.roll(x, 4, 2) * 2,
+        lambda: torch.randn(2, 3, 4, 5).contiguous(memory_format=torch.channels_last),
+    ),
+    "shift-channels-last": (
+        lambda x: torch.roll(x, 1, 2) * 2,
+        lambda: torch.randn(2, 3, 4, 5).contiguous(memory_format=torch.channels_last),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROLLS))
+def test_a_roll_has_eagers_layout(name):
+    """A roll that moves nothing is a contiguous copy in ATen, whatever the input's
+    layout (it came back in the transposed input's strides); one that moves something
+    has the layout of ATen's `cat`."""
+    fn, make = ROLLS[name]
+    x = make()
+    got, want = _compile(fn, x), fn(x)
+    assert got.stride() == want.stride()
+    torch.testing.assert_close(got, want, atol=0, rtol=0)
