@@ -10,6 +10,13 @@ row movement a kernel does by where it loads joins too: a transpose of a group i
 that keeps the last dimension, last-dimension slices (step 1) and cats (Llama's rotary
 embedding: transpose, rotate-half, `q * cos + rotate_half(q) * sin`, in one kernel).
 
+A unary elementwise op whose only reader is an `hl.reshape`, and whose operand no fusable
+op computes, first trades places with the reshape (`_sink_unary_below_reshapes`): the
+extractor may leave an RMSNorm's cast to f32 on the GEMM's 2-D result and the reshape to
+the model's 3-D shape after it (both orders cost the same to it), and a reshape ends a
+chain, so the cast would be a launch of its own in front of the norm's kernel. Below the
+reshape it joins the kernel; the values are the same, element for element.
+
 Grouping is greedy in program order, so the same function always gives the same groups:
 each fusable op joins the groups of the fusable ops that produce its operands, one group
 at a time in the order they were formed, when
@@ -194,10 +201,60 @@ def _fuse(ops: list[Operation]) -> None:
             Rewriter.erase_op(owner)
 
 
+_BINARY_ELEMENTWISE = ("hl.add", "hl.sub", "hl.mul", "hl.div", "hl.pow", "hl.maximum", "hl.minimum")
+_UNARY_ELEMENTWISE = tuple(name for name in FUSABLE_ELEMENTWISE if name not in _BINARY_ELEMENTWISE)
+"""The fusable elementwise ops of one operand: they commute with a reshape."""
+
+
+def _sinks_below(reshape: Operation) -> bool:
+    """Whether the unary op feeding `reshape` should move below it: the reshape is its
+    only reader, it could join no producer's kernel (its operand is a kernel input
+    anyway), and every reader of the reshape may join a kernel."""
+    producer = reshape.operands[0].owner
+    if not isinstance(producer, Operation) or producer.name not in _UNARY_ELEMENTWISE:
+        return False
+    if not producer.results[0].has_one_use() or not fusable(producer):
+        return False
+    source = producer.operands[0].owner
+    if isinstance(source, Operation) and fusable(source):
+        return False
+    readers = [use.operation for use in reshape.results[0].uses]
+    return bool(readers) and all(fusable(reader) for reader in readers)
+
+
+def _sink_unary_below_reshapes(block: Block) -> None:
+    """`reshape(f(x))` -> `f(reshape(x))` where `_sinks_below` says so (module docstring)."""
+    for reshape in [op for op in block.ops if isinstance(op, hl.ReshapeOp)]:
+        if not _sinks_below(reshape):
+            continue
+        unary = reshape.operands[0].owner
+        assert isinstance(unary, Operation)
+        source = unary.operands[0]
+        result_type = reshape.results[0].type
+        assert isinstance(result_type, TensorType) and isinstance(source.type, TensorType)
+        moved_type = TensorType(source.type.element_type, result_type.get_shape())
+        moved = hl.ReshapeOp.create(operands=[source], result_types=[moved_type])
+        applied = type(unary).create(
+            operands=[moved.results[0]],
+            result_types=[result_type],
+            properties=dict(unary.properties),
+            attributes=dict(unary.attributes),
+        )
+        copy_location(reshape, moved)
+        copy_location(unary, applied)
+        moved.results[0].name_hint = source.name_hint
+        applied.results[0].name_hint = reshape.results[0].name_hint
+        block.insert_ops_before([moved, applied], reshape)
+        reshape.results[0].replace_all_uses_with(applied.results[0])
+        Rewriter.erase_op(reshape)
+        Rewriter.erase_op(unary)
+
+
 def fuse_kernels(func: FuncOp) -> int:
     """Fuse `func`'s chains into `hl.fused` ops; return how many were formed."""
     if not func.body.blocks:
         return 0
+    _sink_unary_below_reshapes(func.body.block)
     groups = _groups(func.body.block)
     for ops in groups:
         _fuse(ops)

@@ -68,3 +68,54 @@ func.func @swiglu(%x: tensor<4x16xbf16>, %wg: tensor<16x32xbf16>, %wu: tensor<16
   %h = hl.mul %s, %u : (tensor<4x32xbf16>, tensor<4x32xbf16>) -> tensor<4x32xbf16>
   func.return %h : tensor<4x32xbf16>
 }
+
+// -----
+
+// A cast between a GEMM's 2-D result and the reshape to the model's 3-D shape trades
+// places with the reshape, so it joins the norm's kernel instead of being a launch of
+// its own (the extractor may leave either order: both cost it the same).
+// CHECK-LABEL: func.func @cast_above_reshape(
+// CHECK-NEXT:    %y = hl.matmul %a, %k : (tensor<4x16xbf16>, tensor<16x16xbf16>) -> tensor<4x16xbf16>
+// CHECK-NEXT:    %y_1 = hl.reshape %y : tensor<4x16xbf16> -> tensor<1x4x16xbf16>
+// CHECK-NEXT:    %r = hl.fused(%y_1, %w) : (tensor<1x4x16xbf16>, tensor<16xbf16>) -> tensor<1x4x16xbf16> {
+// CHECK-NEXT:    ^bb0(%y_2: tensor<1x4x16xbf16>, %w_1: tensor<16xbf16>):
+// CHECK-NEXT:      %f = hl.cast %y_2 : tensor<1x4x16xbf16> -> tensor<1x4x16xf32>
+// CHECK:           hl.yield %r_1 : tensor<1x4x16xbf16>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    func.return %r : tensor<1x4x16xbf16>
+// OFF-LABEL: func.func @cast_above_reshape(
+// OFF-NEXT:    hl.matmul
+// OFF-NEXT:    %c = hl.cast %y
+// OFF-NEXT:    %f = hl.reshape %c
+func.func @cast_above_reshape(%a: tensor<4x16xbf16>, %k: tensor<16x16xbf16>, %w: tensor<16xbf16>) -> tensor<1x4x16xbf16> {
+  %y = hl.matmul %a, %k : (tensor<4x16xbf16>, tensor<16x16xbf16>) -> tensor<4x16xbf16>
+  %c = hl.cast %y : tensor<4x16xbf16> -> tensor<4x16xf32>
+  %f = hl.reshape %c : tensor<4x16xf32> -> tensor<1x4x16xf32>
+  %two = hl.constant {value = dense<2.0> : tensor<f32>} : tensor<f32>
+  %p = hl.pow %f, %two : (tensor<1x4x16xf32>, tensor<f32>) -> tensor<1x4x16xf32>
+  %m = hl.mean %p {dims = array<i64: -1>, keepdim} : tensor<1x4x16xf32> -> tensor<1x4x1xf32>
+  %q = hl.rsqrt %m : tensor<1x4x1xf32> -> tensor<1x4x1xf32>
+  %s = hl.mul %f, %q : (tensor<1x4x16xf32>, tensor<1x4x1xf32>) -> tensor<1x4x16xf32>
+  %b = hl.cast %s : tensor<1x4x16xf32> -> tensor<1x4x16xbf16>
+  %r = hl.mul %w, %b : (tensor<16xbf16>, tensor<1x4x16xbf16>) -> tensor<1x4x16xbf16>
+  func.return %r : tensor<1x4x16xbf16>
+}
+
+// -----
+
+// It stays above the reshape where it would join its producer's kernel, or where no
+// reader of the reshape joins a kernel (it would be a launch of its own either way).
+// CHECK-LABEL: func.func @cast_stays(
+// CHECK:         %e = hl.fused(%x) : (tensor<4x16xf32>) -> tensor<4x16xbf16> {
+// CHECK:         %v = hl.reshape %e : tensor<4x16xbf16> -> tensor<64xbf16>
+// CHECK-NEXT:    %c = hl.cast %y : tensor<4x16xbf16> -> tensor<4x16xf32>
+// CHECK-NEXT:    %t = hl.reshape %c : tensor<4x16xf32> -> tensor<64xf32>
+// CHECK-NEXT:    func.return %v, %t
+func.func @cast_stays(%x: tensor<4x16xf32>, %y: tensor<4x16xbf16>) -> (tensor<64xbf16>, tensor<64xf32>) {
+  %n = hl.neg %x : tensor<4x16xf32> -> tensor<4x16xf32>
+  %e = hl.cast %n : tensor<4x16xf32> -> tensor<4x16xbf16>
+  %v = hl.reshape %e : tensor<4x16xbf16> -> tensor<64xbf16>
+  %c = hl.cast %y : tensor<4x16xbf16> -> tensor<4x16xf32>
+  %t = hl.reshape %c : tensor<4x16xf32> -> tensor<64xf32>
+  func.return %v, %t : tensor<64xbf16>, tensor<64xf32>
+}
