@@ -253,6 +253,22 @@ _CONTIGUOUS_RESULTS = (aten.repeat.default, aten._weight_norm_interface.default)
 """Overloads whose torch decomposition keeps an input's permuted layout where ATen's
 kernel returns a contiguous tensor."""
 
+_CONTIGUOUS_ON_CPU = (aten.log_sigmoid_forward.default,)
+"""Overloads whose CPU kernel returns a contiguous tensor where torch's elementwise
+decomposition (and ATen's CUDA kernel, `empty_like`) keeps the input's layout."""
+
+
+def _contiguous_on_cpu(decomposition: Callable[..., object]) -> Callable[..., object]:
+    """`decomposition` with its result contiguous when its input is on the CPU."""
+
+    @functools.wraps(decomposition)
+    def decompose(x: torch.Tensor, *args: object, **kwargs: object) -> object:
+        result = decomposition(x, *args, **kwargs)
+        return _in_layout(result, None) if x.device.type == "cpu" else result
+
+    return decompose
+
+
 _LAYOUT_FOLLOWS_INPUT = (aten._adaptive_avg_pool2d.default,)
 """Overloads whose torch decomposition returns a contiguous tensor where ATen's kernel
 keeps a channels-last input channels last."""
@@ -281,6 +297,8 @@ def _torch_decompositions() -> dict[object, Callable[..., object]]:
         table[overload] = _with_aten_strides(table[overload], follows_input=False)
     for overload in _LAYOUT_FOLLOWS_INPUT:
         table[overload] = _with_aten_strides(table[overload])
+    for overload in _CONTIGUOUS_ON_CPU:
+        table[overload] = _contiguous_on_cpu(table[overload])
     return table
 
 

@@ -289,3 +289,16 @@ def test_a_roll_has_eagers_layout(name):
     got, want = _compile(fn, x), fn(x)
     assert got.stride() == want.stride()
     torch.testing.assert_close(got, want, atol=0, rtol=0)
+
+
+@pytest.mark.parametrize("name", ["channels-last", "transposed"])
+def test_logsigmoid_on_the_cpu_is_contiguous_as_atens(name):
+    """ATen's CPU log_sigmoid allocates a contiguous result whatever the input's
+    layout; torch's elementwise decomposition kept a channels-last or transposed
+    input's strides."""
+    x = torch.randn(2, 4, 3, 5).contiguous(memory_format=torch.channels_last)
+    x = x if name == "channels-last" else torch.randn(5, 7).t()
+    fn = torch.nn.functional.logsigmoid
+    got, want = _compile(fn, x), fn(x)
+    assert got.stride() == want.stride()
+    torch.testing.assert_close(got, want)
