@@ -44,7 +44,9 @@ from lumir.frontend.shapes import (
     Bindings,
     evaluate,
     hint_bindings,
+    pinned_symbols,
     site_size,
+    size_expressions,
     symbol_names,
     symbol_sites,
 )
@@ -100,7 +102,11 @@ class CompiledPartition(torch.nn.Module):
         self.options = options
         self.stats = stats
         self.placeholders = [n for n in graph_module.graph.nodes if n.op == "placeholder"]
-        self.symbol_sites = symbol_sites(self.placeholders)
+        self.pinned = pinned_symbols(
+            self.placeholders, lambda: size_expressions(graph_module.graph)
+        )
+        """Symbols no input size separates from another, fixed where that is exact."""
+        self.symbol_sites = symbol_sites(self.placeholders, self.pinned)
         self.size_key = size_key_function(self.symbol_sites)
         self.returns_tuple = isinstance(_output_node(graph_module).args[0], list | tuple)
         self.templates: list[FusedTemplate] = []
@@ -109,9 +115,15 @@ class CompiledPartition(torch.nn.Module):
         self.slow_lock = threading.RLock()
         """Held on the slow path (compile, load, evict, fall back): calls from several
         threads change the cache one at a time. A program's own lock serialises its runs."""
-        self.compile(hint_bindings(self.placeholders, self.symbol_sites), first=True)
+        self.compile(
+            {**self.pinned, **hint_bindings(self.placeholders, self.symbol_sites)}, first=True
+        )
 
     # --- compile -----------------------------------------------------------------------
+
+    def _bindings(self, key: tuple[object, ...]) -> dict:
+        """The size bindings of a cache key, pinned symbols included."""
+        return {**self.pinned, **bindings_of(self.symbol_sites, key)}
 
     def compile(self, bindings: Bindings, first: bool = False) -> _Specialisation:
         """Compile (or re-type) the partition at `bindings`; cache and return it."""
@@ -186,7 +198,7 @@ class CompiledPartition(torch.nn.Module):
             try:
                 entry = self.cache.get(key)
                 if entry is None:
-                    entry = self.compile(bindings_of(self.symbol_sites, key))
+                    entry = self.compile(self._bindings(key))
                 else:
                     self.cache.move_to_end(key)
                 entry.plan = self._plan(entry, args)
@@ -212,7 +224,7 @@ class CompiledPartition(torch.nn.Module):
             entry = self.cache.pop(key, None)
             if entry is not None and entry.program is not None:
                 entry.program.close()
-        sizes = dict(symbol_names(bindings_of(self.symbol_sites, key)))
+        sizes = dict(symbol_names(self._bindings(key)))
         warnings.warn(
             f"lumir {self.stats.label}: failed at sizes {sizes} and runs in eager "
             f"there: {type(error).__name__}: {str(error).splitlines()[0]}",

@@ -11,7 +11,8 @@ tracing-time example values (`hint_bindings`), never from guessing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import contextlib
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 import sympy
 import torch
@@ -79,7 +80,9 @@ SymbolSite = tuple[int, int | None, sympy.Symbol, sympy.Expr]
 size there: the symbol itself, or an expression of it and of earlier sites' symbols)."""
 
 
-def symbol_sites(placeholders: Sequence[fx.Node]) -> tuple[SymbolSite, ...]:
+def symbol_sites(
+    placeholders: Sequence[fx.Node], pinned: Bindings | None = None
+) -> tuple[SymbolSite, ...]:
     """Where each size symbol of the placeholders' example values can be read off real
     inputs: a dimension of a tensor input, or an integer input itself.
 
@@ -87,16 +90,11 @@ def symbol_sites(placeholders: Sequence[fx.Node]) -> tuple[SymbolSite, ...]:
     (a partition after an eager op, whose inputs are all `cat([x, x])`, of `2 * s` rows,
     or a strided window's `(s - 3) // 2 + 1`) is solved from the first size in which it
     is the one symbol not read already (`site_symbol_value`); later sites may use the
-    symbols of earlier ones.
+    symbols of earlier ones. `pinned` symbols (`pinned_symbols`) take their fixed value
+    in every size and have no site.
     """
-    sizes: list[tuple[int, int | None, sympy.Expr]] = []
-    for position, node in enumerate(placeholders):
-        example = node.meta.get("val")
-        if isinstance(example, torch.Tensor):
-            shape = example.shape
-            sizes.extend((position, dim, expression(size)) for dim, size in enumerate(shape))
-        elif isinstance(example, torch.SymInt):
-            sizes.append((position, None, expression(example)))
+    fixed = {symbol: sympy.Integer(value) for symbol, value in (pinned or {}).items()}
+    sizes = [(p, d, size.xreplace(fixed)) for p, d, size in _placeholder_sizes(placeholders)]
     sites: list[SymbolSite] = [(p, d, e, e) for p, d, e in sizes if isinstance(e, sympy.Symbol)]
     bound = {symbol for _, _, symbol, _ in sites}
     progress = True
@@ -110,6 +108,104 @@ def symbol_sites(placeholders: Sequence[fx.Node]) -> tuple[SymbolSite, ...]:
                 bound.add(symbol)
                 progress = True
     return tuple(sites)
+
+
+def _placeholder_sizes(
+    placeholders: Sequence[fx.Node],
+) -> list[tuple[int, int | None, sympy.Expr]]:
+    """(input position, dimension or None, size) of every size the inputs carry."""
+    sizes: list[tuple[int, int | None, sympy.Expr]] = []
+    for position, node in enumerate(placeholders):
+        example = node.meta.get("val")
+        if isinstance(example, torch.Tensor):
+            shape = example.shape
+            sizes.extend((position, dim, expression(size)) for dim, size in enumerate(shape))
+        elif isinstance(example, torch.SymInt):
+            sizes.append((position, None, expression(example)))
+    return sizes
+
+
+def pinned_symbols(
+    placeholders: Sequence[fx.Node], expressions: Callable[[], Iterable[sympy.Expr]]
+) -> dict[sympy.Symbol, int]:
+    """Symbols the inputs only carry in sums with others (`s + t` rows after an eager
+    `cat` of two dynamic tensors), fixed at their traced value, where that is exact.
+
+    No input size tells `s` and `t` apart, but a partition whose every size (of its
+    inputs, values and scalars: `expressions()`) depends on them only through `s + t`
+    computes the same program for any split of the sum. So `t` is pinned at its hint
+    and `s` solved from the sum: for each input size left with several unread symbols,
+    in input order, the first symbol by name is solved (linearly) and the others are
+    pinned, when substituting the solution into every expression of the partition
+    removes them. Otherwise nothing more is pinned, and compiling names the unbound
+    symbols as before.
+    """
+    pinned: dict[sympy.Symbol, int] = {}
+    solutions: dict[sympy.Symbol, sympy.Expr] = {}
+    collected: list[sympy.Expr] | None = None
+    while True:
+        bound = {site[2] for site in symbol_sites(placeholders, pinned)} | set(pinned)
+        tangled = [
+            (node_position, size)
+            for node_position, _, size in _placeholder_sizes(placeholders)
+            if len(size.free_symbols - bound) >= 2
+        ]
+        if not tangled:
+            return pinned
+        position, size = tangled[0]
+        solved, *others = sorted(size.free_symbols - bound, key=str)
+        hints = _hints(_shape_env(placeholders[position].meta.get("val")))
+        solution = _linear_solution(size, solved, sympy.Symbol(f"lumir_size_{len(solutions)}"))
+        if solution is None or any(symbol not in hints for symbol in others):
+            return pinned
+        if collected is None:
+            collected = list(expressions())
+        trial = {**solutions, solved: solution}
+        if any(_mentions(e.xreplace(trial), others) for e in collected):
+            return pinned
+        solutions = trial
+        pinned.update((symbol, int(hints[symbol])) for symbol in others)
+
+
+def _linear_solution(
+    size: sympy.Expr, symbol: sympy.Symbol, value: sympy.Symbol
+) -> sympy.Expr | None:
+    """`symbol` as a function of the size's `value` and its other symbols, for a size
+    linear in `symbol` with an integer coefficient (else None)."""
+    try:
+        poly = sympy.Poly(size, symbol)
+    except sympy.PolynomialError:
+        return None
+    if poly.degree() != 1:
+        return None
+    coefficient, rest = poly.all_coeffs()
+    if not coefficient.is_Integer or symbol in rest.free_symbols:
+        return None
+    return (value - rest) / coefficient
+
+
+def _mentions(expr: sympy.Expr, symbols: Sequence[sympy.Symbol]) -> bool:
+    return any(symbol in expr.free_symbols for symbol in symbols)
+
+
+def size_expressions(graph: fx.Graph) -> Iterator[sympy.Expr]:
+    """Every symbolic size, stride, offset and scalar of the graph's example values."""
+    for node in graph.nodes:
+        yield from _example_expressions(node.meta.get("val"))
+
+
+def _example_expressions(value: object) -> Iterator[sympy.Expr]:
+    if isinstance(value, torch.SymInt | torch.SymFloat | torch.SymBool):
+        yield value.node.expr
+    elif isinstance(value, torch.Tensor):
+        parts: list[object] = [*value.shape]
+        with contextlib.suppress(RuntimeError, NotImplementedError):  # sparse, nested
+            parts.extend([*value.stride(), value.storage_offset()])
+        for part in parts:
+            yield from _example_expressions(part)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _example_expressions(item)
 
 
 def _linear(size: sympy.Expr, symbol: sympy.Symbol) -> tuple[int, int] | None:
