@@ -41,6 +41,7 @@ from lumir.backend.report import report_line
 from lumir.backend.stats import GraphStats, PartitionStats, new_graph
 from lumir.backend.storage_readers import storage_views
 from lumir.frontend import lumir_decompositions, target_name, unsupported_reason
+from lumir.frontend.table import is_shape_node
 
 
 class LumirFallbackWarning(UserWarning):
@@ -57,22 +58,45 @@ class _LumirSupport(OperatorSupportBase):
         self,
         reasons: Mapping[fx.Node, str | None] | None = None,
         excluded: Mapping[fx.Node, str] | None = None,
+        eager_sizes: frozenset[fx.Node] = frozenset(),
     ) -> None:
         super().__init__()
         self.reasons = reasons or {}
         self.excluded = excluded or {}
+        self.eager_sizes = eager_sizes
 
     def is_node_supported(self, submodules: Mapping[str, torch.nn.Module], node: fx.Node) -> bool:
         return self.supported(node)
 
     def supported(self, node: fx.Node) -> bool:
         reason = self.reasons[node] if node in self.reasons else unsupported_reason(node)
-        return reason is None and node not in self.excluded
+        return reason is None and node not in self.excluded and node not in self.eager_sizes
 
 
 def _unsupported_reasons(gm: fx.GraphModule) -> dict[fx.Node, str | None]:
     """`unsupported_reason` of each `call_function` node of `gm`, in graph order."""
     return {node: unsupported_reason(node) for node in gm.graph.nodes if node.op == "call_function"}
+
+
+def _eager_sizes(gm: fx.GraphModule, reasons: Mapping[fx.Node, str | None]) -> frozenset[fx.Node]:
+    """Size arithmetic that no op lumir takes reads: its users are the graph's output,
+    ops in eager, or more such arithmetic (a sliding-window `StaticCache`'s
+    `cumulative_length_int += 1`, returned for Dynamo to store). Left in a partition, it
+    makes the partition's sizes include the counter, so each value (each decode step)
+    compiles a specialisation of its own; in eager it is Python integer arithmetic. It
+    is not a fallback op: no warning names it."""
+    found: set[fx.Node] = set()
+    for node in reversed(gm.graph.nodes):
+        if node.op != "call_function" or reasons.get(node, "") is not None:
+            continue
+        if not is_shape_node(node):
+            continue
+        if all(
+            user in found or user.op != "call_function" or reasons.get(user) is not None
+            for user in node.users
+        ):
+            found.add(node)
+    return frozenset(found)
 
 
 def lumir_backend(
@@ -182,8 +206,9 @@ def _partitions(
     `as_strided` reads through (lumir.backend.storage_readers) until none is left in a
     partition; those are added to the graph's fallback ops, with the reason."""
     excluded: dict[fx.Node, str] = {}
+    eager_sizes = _eager_sizes(gm, reasons)
     while True:
-        support = _LumirSupport(reasons, excluded)
+        support = _LumirSupport(reasons, excluded, eager_sizes)
         partitions = propose_partitions(
             gm,
             lambda support=support: CapabilityBasedPartitioner(

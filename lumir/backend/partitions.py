@@ -11,7 +11,10 @@ output), the answer is known without that walk: one partition holding every
 and `get_attr`s have no inputs, the output has no users), so no merge can make a cycle,
 and horizontal fusion merges disconnected parts too. The partition is built as the
 partitioner would return it: its nodes in graph order, each mapped to its reversed
-topological index. Any other graph goes to the partitioner.
+topological index. The same holds when the nodes lumir does not take only read the
+supported ones (size arithmetic whose result only the graph returns, a trailing op in
+eager): nothing they compute flows back into the partition. Any other graph goes to
+the partitioner.
 """
 
 from __future__ import annotations
@@ -32,16 +35,22 @@ def propose_partitions(
     supported: Callable[[fx.Node], bool] = lambda node: unsupported_reason(node) is None,
 ) -> list[Partition]:
     """What `partitioner().propose_partitions()` returns for `gm`, answered directly
-    where every computing node is a `call_function` that `supported` accepts (see the
-    module doc); `supported` must be the partitioner's own question.
+    where every computing node is a `call_function` and none that `supported` accepts
+    reads one it refuses (see the module doc); `supported` must be the partitioner's
+    own question.
 
     `partitioner` makes the partitioner only when it is asked: making one already
     walks the graph quadratically.
     """
     nodes = list(gm.graph.nodes)
     compute = [n for n in nodes if n.op not in _SOURCES_AND_SINK]
-    if not all(n.op == "call_function" and supported(n) for n in compute):
+    if not all(n.op == "call_function" for n in compute):
         return partitioner().propose_partitions()
+    taken = {n for n in compute if supported(n)}
+    compute = [n for n in compute if n in taken]
+    reads_eager = (i for n in compute for i in n.all_input_nodes)
+    if any(i.op not in _SOURCES_AND_SINK and i not in taken for i in reads_eager):
+        return partitioner().propose_partitions()  # an op in eager may sit between two
     if not compute:
         return []
     order = {node: index for index, node in enumerate(reversed(nodes))}

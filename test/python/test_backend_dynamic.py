@@ -387,3 +387,34 @@ def test_a_restride_with_a_dynamic_size_compiles_once_and_a_gather_falls_back():
         (graph,) = stats.GRAPHS
         assert graph.fallback_ops == fallback
         assert [p.fuse_runs for p in graph.partitions] == [1]
+
+
+class _Counter:
+    def __init__(self) -> None:
+        self.steps = 0
+
+
+@torch.no_grad()
+def test_a_counter_only_the_graph_returns_does_not_specialise_the_partition():
+    """A sliding-window StaticCache counts its tokens in a Python int
+    (`cumulative_length_int += 1`): Dynamo makes it a size input and returns the new
+    value. No op lumir takes reads it, so the addition stays in eager and the decode
+    step's partition compiles once, not once per step (Mistral's, Gemma 2's)."""
+    linear = torch.nn.Linear(8, 8)
+
+    def step(x, counter):
+        counter.steps += 1
+        return torch.relu(linear(x))
+
+    torch._dynamo.reset()
+    stats.reset()
+    compiled = torch.compile(step, backend="lumir")
+    counter, x = _Counter(), torch.randn(2, 8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LumirFallbackWarning)
+        for _ in range(6):
+            torch.testing.assert_close(compiled(x, counter), torch.relu(linear(x)))
+    assert counter.steps == 6
+    partitions = [p for graph in stats.GRAPHS for p in graph.partitions]
+    assert all(p.specialisations == 1 for p in partitions)
+    assert all(graph.fallback_ops == [] for graph in stats.GRAPHS)
