@@ -256,7 +256,10 @@ def _output_builder(
 
         return _placing_builder(
             items,
-            [copier(i) if i >= 0 and p not in viewed else None for p, (i, _) in enumerate(items)],
+            [
+                (clone if p in viewed else copier(i)) if i >= 0 else None
+                for p, (i, _) in enumerate(items)
+            ],
             place_with_arguments,
             returns_tuple,
         )

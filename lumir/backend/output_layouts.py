@@ -208,7 +208,15 @@ class InputView:
     strided or sliced input, whose traced strides and offset are symbols that no size
     binds) keeps its traced expressions (`late`), evaluated at each call with those
     symbols read off the argument (`layout_sites`: (symbol, dimension or None for the
-    offset))."""
+    offset)).
+
+    `source` is the argument's traced layout (strides of its dimensions longer than 1,
+    and its storage offset), which a fixed layout was derived from. A graph input has
+    it at every call (torch guards on it), but an argument an eager op makes may not:
+    torch's fake `copysign` or `xlogy` of a contiguous and a transposed tensor is laid
+    out as the transposed one, the real one contiguous. The traced window of such an
+    argument reads other elements, so `of` gives None and the call hands back the
+    program's result, a copy."""
 
     position: int
     argument: int
@@ -218,11 +226,14 @@ class InputView:
     late: tuple[object, ...] = ()
     bindings: Bindings | None = None
     layout_sites: tuple[tuple[object, int | None], ...] = ()
+    source: tuple[tuple[int, ...], int] | None = None
 
-    def of(self, args: Sequence[object]) -> torch.Tensor:
+    def of(self, args: Sequence[object]) -> torch.Tensor | None:
         tensor = args[self.argument]
         assert isinstance(tensor, torch.Tensor)
         if not self.late:
+            if self.source is not None and _layout_of(tensor) != self.source:
+                return None
             return tensor.as_strided(self.size, self.stride, self.offset)
         bindings = dict(self.bindings or {})
         for symbol, dim in self.layout_sites:
@@ -250,7 +261,16 @@ def input_views(
         layout = (tuple(example.shape), tuple(example.stride()), (example.storage_offset(),))
         try:
             size, stride, (offset,) = (tuple(evaluate(v, bindings) for v in p) for p in layout)
-            views.append(InputView(position, argument, size, stride, offset))
+            views.append(
+                InputView(
+                    position,
+                    argument,
+                    size,
+                    stride,
+                    offset,
+                    source=_traced_layout(source, bindings),
+                )
+            )
             continue
         except UnboundSymbolError:
             pass
@@ -261,6 +281,26 @@ def input_views(
                 evaluate(value, known)  # raises for a symbol no call can bind
         views.append(InputView(position, argument, (), (), 0, layout, dict(bindings), sites))
     return tuple(views)
+
+
+def _layout_of(tensor: torch.Tensor) -> tuple[tuple[int, ...], int]:
+    """The strides of `tensor`'s dimensions longer than 1 (a size-1 dimension's stride
+    addresses nothing) and its storage offset."""
+    strides = tuple(s for n, s in zip(tensor.shape, tensor.stride(), strict=True) if n != 1)
+    return strides, tensor.storage_offset()
+
+
+def _traced_layout(source: object, bindings: Bindings) -> tuple[tuple[int, ...], int] | None:
+    """`_layout_of` the traced argument at these sizes, or None when it is unknown."""
+    if not isinstance(source, torch.Tensor):
+        return None
+    try:
+        size = [evaluate(n, bindings) for n in source.shape]
+        stride = [evaluate(s, bindings) for s in source.stride()]
+        offset = evaluate(source.storage_offset(), bindings)
+    except UnboundSymbolError:
+        return None
+    return tuple(s for n, s in zip(size, stride, strict=True) if n != 1), offset
 
 
 def _layout_sites(source: object, bindings: Bindings) -> tuple[tuple[object, int | None], ...]:
@@ -296,7 +336,9 @@ def placer(
         for group in groups:
             placed.update(group.place(results, device))
         for view in views:
-            placed[view.position] = view.of(args)
+            tensor = view.of(args)
+            if tensor is not None:
+                placed[view.position] = tensor
         return placed
 
     return place

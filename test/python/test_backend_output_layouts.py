@@ -302,3 +302,27 @@ def test_logsigmoid_on_the_cpu_is_contiguous_as_atens(name):
     got, want = _compile(fn, x), fn(x)
     assert got.stride() == want.stride()
     torch.testing.assert_close(got, want)
+
+
+@pytest.mark.parametrize("op", ["copysign", "xlogy"])
+def test_a_view_of_an_eager_result_laid_out_unlike_its_trace_reads_the_right_elements(op):
+    """torch's fake `copysign` / `xlogy` of a contiguous and a transposed tensor is laid
+    out as the transposed one, the real one contiguous. The op runs in eager and the
+    partition after it returns a view (`.mT`) of its result: handed back as that window
+    of the call's argument at the traced strides, it read other elements (off by 0.9).
+    The call now sees the layout differ and hands back the program's result."""
+    a = torch.randn(17, 4, 2)
+    b = (torch.rand(4, 17, 2) + 0.1).transpose(0, 1)  # positive: xlogy's log is defined
+
+    def fn(a, b):
+        return getattr(torch, op)((a * 0.25).abs() + 0.5, b).mT
+
+    torch._dynamo.reset()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = torch.compile(fn, backend="lumir")(a, b)
+    reasons = " ".join(
+        str(w.message) for w in caught if issubclass(w.category, LumirFallbackWarning)
+    )
+    assert f"aten.{op}" in reasons, "the op must run in eager for this test: pick another"
+    torch.testing.assert_close(got, fn(a, b), atol=0, rtol=0)
