@@ -212,11 +212,14 @@ class InputView:
 
     `source` is the argument's traced layout (strides of its dimensions longer than 1,
     and its storage offset), which a fixed layout was derived from. A graph input has
-    it at every call (torch guards on it), but an argument an eager op makes may not:
-    torch's fake `copysign` or `xlogy` of a contiguous and a transposed tensor is laid
-    out as the transposed one, the real one contiguous. The traced window of such an
-    argument reads other elements, so `of` gives None and the call hands back the
-    program's result, a copy."""
+    those strides at every call (torch guards on them), but an argument an eager op
+    makes may not: torch's fake `copysign` or `xlogy` of a contiguous and a transposed
+    tensor is laid out as the transposed one, the real one contiguous. The traced window
+    of such an argument reads other elements, so `of` gives None and the call hands back
+    the program's result, a copy. The window's offset counts from the argument's own
+    offset: an argument another partition placed (a piece of a split) starts its
+    storage at the group's first element, not at eager's base (the traced offset was
+    out of the storage's bounds)."""
 
     position: int
     argument: int
@@ -232,9 +235,14 @@ class InputView:
         tensor = args[self.argument]
         assert isinstance(tensor, torch.Tensor)
         if not self.late:
-            if self.source is not None and _layout_of(tensor) != self.source:
+            if self.source is None:
+                return tensor.as_strided(self.size, self.stride, self.offset)
+            strides, offset = self.source
+            if _strides_of(tensor) != strides:
                 return None
-            return tensor.as_strided(self.size, self.stride, self.offset)
+            return tensor.as_strided(
+                self.size, self.stride, self.offset - offset + tensor.storage_offset()
+            )
         bindings = dict(self.bindings or {})
         for symbol, dim in self.layout_sites:
             bindings[symbol] = tensor.storage_offset() if dim is None else tensor.stride(dim)
@@ -283,15 +291,15 @@ def input_views(
     return tuple(views)
 
 
-def _layout_of(tensor: torch.Tensor) -> tuple[tuple[int, ...], int]:
+def _strides_of(tensor: torch.Tensor) -> tuple[int, ...]:
     """The strides of `tensor`'s dimensions longer than 1 (a size-1 dimension's stride
-    addresses nothing) and its storage offset."""
-    strides = tuple(s for n, s in zip(tensor.shape, tensor.stride(), strict=True) if n != 1)
-    return strides, tensor.storage_offset()
+    addresses nothing)."""
+    return tuple(s for n, s in zip(tensor.shape, tensor.stride(), strict=True) if n != 1)
 
 
 def _traced_layout(source: object, bindings: Bindings) -> tuple[tuple[int, ...], int] | None:
-    """`_layout_of` the traced argument at these sizes, or None when it is unknown."""
+    """`_strides_of` the traced argument at these sizes and its storage offset, or None
+    when they are unknown."""
     if not isinstance(source, torch.Tensor):
         return None
     try:

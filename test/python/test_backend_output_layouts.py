@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 import lumir.backend  # noqa: F401  (registers "lumir")
 from lumir.backend import LumirFallbackWarning, stats
 from lumir.backend.output_layouts import _written, plan_layouts
+from lumir.backend.partition import LumirRuntimeFallbackWarning
 from lumir.testing.devices import CPU_AND_CUDA
 
 DEVICES = CPU_AND_CUDA
@@ -326,3 +327,27 @@ def test_a_view_of_an_eager_result_laid_out_unlike_its_trace_reads_the_right_ele
     )
     assert f"aten.{op}" in reasons, "the op must run in eager for this test: pick another"
     torch.testing.assert_close(got, fn(a, b), atol=0, rtol=0)
+
+
+def test_a_view_of_a_placed_split_piece_counts_from_the_pieces_offset():
+    """A partition places the pieces of a split in one storage that starts at their
+    first element; the partition after an eager op returns a view of one piece. The
+    view's traced storage offset counts from eager's base (2 here), past the end of the
+    placed storage: the call failed and ran in eager, with a runtime-fallback warning."""
+
+    def fn(x, y):
+        _, _, piece, last = (x * 2).split(1, 2)
+        return torch.copysign(last, y) * 2, piece.transpose(0, 1).unsqueeze(-1).expand(2, 1, 1, 2)
+
+    x, y = torch.randn(1, 2, 4), torch.randn(1, 2, 1)
+    torch._dynamo.reset()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = torch.compile(fn, backend="lumir")(x, y)
+    fallbacks = [str(w.message) for w in caught if issubclass(w.category, LumirFallbackWarning)]
+    assert "aten.copysign" in " ".join(fallbacks), "the op must run in eager for this test"
+    failed = [str(w.message) for w in caught if w.category is LumirRuntimeFallbackWarning]
+    assert not failed, failed
+    for g, e in zip(got, fn(x, y), strict=True):
+        assert g.stride() == e.stride()
+        torch.testing.assert_close(g, e, atol=0, rtol=0)
