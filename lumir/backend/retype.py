@@ -12,7 +12,8 @@ new sizes:
   named them before fusion and fusion keeps names on the ops it rebuilds), and keeps
   its own element type (fusion may have chosen f32 for it); an op fusion created
   without a name keeps its size when its operands keep theirs, a cast or unary op takes
-  its operand's, a call the shape its operands and descriptor give D, and a reshape
+  its operand's, a binary elementwise op, comparison or `where` the broadcast of its
+  operands', a call the shape its operands and descriptor give D, and a reshape
   that merged leading dimensions merges the new ones;
 - slices and constants take their new bounds and literals from the prepared module
   (a float literal whose value depends on a size, such as `x * x.shape[0]`, makes the
@@ -37,6 +38,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from lumir.diagnostics import verify_module
 from lumir.dialects import cublaslt, hl
 from lumir.dialects.cublaslt import INT_FIELDS, descriptor_properties
+from lumir.dialects.hl.infer import broadcast_shapes
 from lumir.egraph_bridge.descriptors import UndecodableCallError, call_descriptor
 from lumir.egraph_bridge.encoder import call_fields, splat_value
 from lumir.operand_layout import dense_shape, tensor_op_dims
@@ -82,6 +84,10 @@ _SHAPE_PRESERVING = (
     hl.IndexCopyOp,
 )
 """hl ops whose result has their (first) operand's shape."""
+
+_BROADCASTING = (hl.ElementwiseBinaryOp, hl.CompareOp, hl.WhereOp)
+"""hl ops whose result has the broadcast shape of their operands (a scale fusion moved
+ahead of a reshape: Whisper's `q_proj(x) * scaling`)."""
 
 
 class RetypeError(ValueError):
@@ -217,6 +223,10 @@ def _new_type(result: SSAValue, operands: list[SSAValue], sized: dict[str, Opera
         operand_type = operands[0].type
         assert isinstance(operand_type, TensorType)
         return TensorType(element, operand_type.get_shape())
+    if isinstance(owner_op, _BROADCASTING):
+        shape = broadcast_shapes(*(_static_shape(v) for v in operands))
+        if shape is not None:
+            return TensorType(element, shape)
     if isinstance(owner_op, cublaslt.MatmulOp):
         return TensorType(element, _call_result_shape(owner_op, operands))
     if isinstance(owner_op, hl.ReshapeOp):

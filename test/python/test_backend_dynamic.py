@@ -418,3 +418,28 @@ def test_a_counter_only_the_graph_returns_does_not_specialise_the_partition():
     partitions = [p for graph in stats.GRAPHS for p in graph.partitions]
     assert all(p.specialisations == 1 for p in partitions)
     assert all(graph.fallback_ops == [] for graph in stats.GRAPHS)
+
+
+@torch.no_grad()
+def test_a_scaled_projection_split_into_heads_fuses_once():
+    """Whisper's query, `q_proj(x) * scaling` viewed as heads: cublaslt-fuse takes the
+    bias into the call and moves the scale ahead of the reshape, as an op of its own
+    (no name of the prepared module). A new length gives it the broadcast of its
+    operands' new shapes; before, each length fused again."""
+    torch.manual_seed(0)
+    projection = torch.nn.Linear(16, 16)
+
+    def query(x):
+        return (projection(x) * 0.25).view(x.shape[0], x.shape[1], 4, 4).transpose(1, 2)
+
+    torch._dynamo.reset()
+    stats.reset()
+    compiled = torch.compile(query, backend="lumir", dynamic=True)
+    for length in (3, 5, 7):
+        x = torch.randn(2, length, 16)
+        torch.testing.assert_close(compiled(x), query(x))
+    (graph,) = stats.GRAPHS
+    (partition,) = graph.partitions
+    assert partition.fused["fused_bias"] == 1
+    assert partition.specialisations == 3
+    assert partition.fuse_runs == 1
