@@ -22,8 +22,10 @@ class StaticInputError(ValueError):
 
 
 def tensor_bytes(tensor: torch.Tensor) -> torch.Tensor:
-    """The tensor's storage as a flat uint8 buffer (no copy); it must be contiguous."""
-    return tensor.reshape(-1).view(torch.uint8)
+    """The tensor's storage as a flat uint8 buffer (no copy); it must be contiguous. A
+    size-1 dimension may have any stride (`x[::2]` of two elements is contiguous with
+    stride 2), which `reshape(-1)` keeps and a dtype view refuses."""
+    return tensor.as_strided((tensor.numel(),), (1,)).view(torch.uint8)
 
 
 def bind_static_inputs(

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import warnings
+
 import torch
 
 from lumir.backend import stats
+from lumir.backend.partition import LumirRuntimeFallbackWarning
 
 
 class TwoLinears(torch.nn.Module):
@@ -188,3 +191,26 @@ def test_an_input_updated_in_place_is_handed_back_as_the_callers_tensor():
         torch.testing.assert_close(x, expected_x)
         if call == 0:
             assert _programs()[0].in_place_updates == 1
+
+
+@torch.no_grad()
+def test_an_input_updated_in_place_with_a_stride_on_its_size_1_dimension_is_bound():
+    """`x[::2]` of a 2-element tensor is contiguous with stride 2 on its one dimension:
+    binding it for the in-place update made a byte view of it, which torch refuses for
+    a stride other than 1, and the call ran in eager with a runtime-fallback warning."""
+
+    def relu_then_scale(x, y):
+        x.relu_()
+        return x * y
+
+    torch._dynamo.reset()
+    stats.reset()
+    compiled = torch.compile(relu_then_scale, backend="lumir")
+    x, y = torch.tensor([-1.0, 2.0])[::2], torch.randn(3, 1)
+    expected_x = x.clone()
+    expected = relu_then_scale(expected_x, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LumirRuntimeFallbackWarning)
+        torch.testing.assert_close(compiled(x, y), expected)
+    torch.testing.assert_close(x, expected_x)
+    assert _programs()[0].bound_inputs == 1  # bound, not copied in
