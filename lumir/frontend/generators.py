@@ -14,12 +14,13 @@ from collections.abc import Sequence
 import torch
 from torch import fx
 from torch.fx.experimental.symbolic_shapes import statically_known_true
-from xdsl.dialects.builtin import TensorType, i64
+from xdsl.dialects.builtin import StringAttr, TensorType, i1, i64
 from xdsl.ir import SSAValue
 
 from lumir.dialects import hl
 from lumir.frontend.context import ImportContext
 from lumir.frontend.dtypes import element_type
+from lumir.frontend.shapes import expression
 
 _INDEX_DTYPES = (torch.int32, torch.int64)
 
@@ -196,6 +197,76 @@ def index_copy_check(node: fx.Node) -> str | None:
     value = node.args[2].meta.get("val") if isinstance(node.args[2], fx.Node) else None
     if not isinstance(value, torch.Tensor) or value.dtype != torch.int64 or value.dim() != 1:
         return "an index that is not a 1-D int64 tensor"
+    return None
+
+
+def convert_index_put(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """aten.index_put(x, [None, ..., index], values) with one 1-D i64 index after whole
+    dimensions (see `index_put_check`): `x[:, :, index] = values`, as a sliding-window
+    cache writes its newest position (`index = tensor([-1])`). That is an
+    `hl.index_copy` along the indexed dimension, with negative positions counted from
+    the end first, as torch's indexing counts them (index_copy takes none), and the
+    values broadcast to the slices they fill."""
+    x, given, values = node.args[:3]
+    dim = next(d for d, index in enumerate(given) if index is not None)  # type: ignore[arg-type]
+    index = cx.value(given[dim])  # type: ignore[index]
+    size = cx.shape(x)[dim]  # type: ignore[arg-type]
+    index_type = index.type
+    assert isinstance(index_type, TensorType)
+    negative = cx.emit(
+        hl.CompareOp(
+            operands=[index, cx.constant(0, i64)],
+            result_types=[TensorType(i1, index_type.get_shape())],
+            properties={"predicate": StringAttr("lt")},
+        )
+    )
+    from_end = cx.emit(hl.AddOp(index, cx.constant(size, i64)))
+    wrapped = cx.emit(hl.WhereOp(operands=[negative, from_end, index], result_types=[index_type]))
+    source = cx.value(values)
+    source_type = source.type
+    assert isinstance(source_type, TensorType)
+    slices = [*cx.shape(x)[:dim], index_type.get_shape()[0], *cx.shape(x)[dim + 1 :]]  # type: ignore[arg-type]
+    if list(source_type.get_shape()) != slices:  # torch broadcasts the values
+        element = source_type.element_type
+        ranked = [1] * (len(slices) - source_type.get_num_dims()) + list(source_type.get_shape())
+        source = cx.reshape(source, TensorType(element, ranked))
+        source = cx.emit(hl.ExpandOp(operands=[source], result_types=[TensorType(element, slices)]))
+    return cx.emit(hl.IndexCopyOp(cx.value(x), dim, wrapped, source))
+
+
+def index_put_check(node: fx.Node) -> str | None:
+    """One 1-D int64 index tensor, after only `None`s, no accumulation, and values of
+    exactly the indexed slices' shape and the input's dtype (torch would broadcast
+    other values, and sum with `accumulate`); anything else stays in eager."""
+    x, given, values = node.args[:3]
+    accumulate = node.args[3] if len(node.args) > 3 else node.kwargs.get("accumulate", False)
+    if accumulate:
+        return "accumulate=True (a scatter-add)"
+    given = list(given)  # type: ignore[arg-type]
+    while given and given[-1] is None:
+        given.pop()
+    if not given or any(index is not None for index in given[:-1]):
+        return "not one index tensor after whole dimensions"
+    x_val, index_val, values_val = (
+        a.meta.get("val") if isinstance(a, fx.Node) else None for a in (x, given[-1], values)
+    )
+    if not (
+        isinstance(x_val, torch.Tensor)
+        and isinstance(index_val, torch.Tensor)
+        and isinstance(values_val, torch.Tensor)
+    ):
+        return "not a tensor index_put"
+    if index_val.dtype != torch.int64 or index_val.dim() != 1:
+        return f"an index of dtype {index_val.dtype} and rank {index_val.dim()} (not 1-D int64)"
+    dim = len(given) - 1
+    slices = [*x_val.shape[:dim], index_val.shape[0], *x_val.shape[dim + 1 :]]
+    trailing = slices[len(slices) - values_val.dim() :] if values_val.dim() else []
+    broadcasts = values_val.dim() <= len(slices) and all(
+        expression(size) == 1 or expression(size) == expression(target)
+        for size, target in zip(values_val.shape, trailing, strict=True)
+    )
+    if values_val.dtype != x_val.dtype or not broadcasts:
+        return "values of another dtype, or not broadcasting to the indexed slices"
     return None
 
 

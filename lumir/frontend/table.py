@@ -225,6 +225,7 @@ TABLE: dict[object, Row] = {
     aten.index_select.default: Row(gen.convert_index_select, gen.index_select_check),
     aten.flip.default: Row(gen.convert_flip),
     aten.index_copy.default: Row(gen.convert_index_copy, gen.index_copy_check),
+    aten.index_put.default: Row(gen.convert_index_put, gen.index_put_check),
     aten.constant_pad_nd.default: Row(gen.convert_pad),
     aten.scalar_tensor.default: Row(ew.convert_full),
     aten.full_like.default: Row(ew.convert_full),

@@ -125,3 +125,55 @@ def test_cache_updates_are_written_in_place_only_when_nothing_reads_the_old_valu
     (partition,) = graph.partitions
     assert partition.bound_inputs >= 1
     assert partition.in_place_updates == in_place
+
+
+class _SlidingWindowCache(torch.nn.Module):
+    """A full sliding-window cache's step (Hugging Face's Mistral and Gemma 2 static
+    caches): roll left by one, write the newest position through a tensor index
+    (`new[:, :, tensor([-1])] = key`, an `aten.index_put` with broadcast values),
+    copy back in place."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("keys", torch.randn(1, 2, 5, 4))
+
+    def forward(self, key: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
+        rolled = self.keys.roll(-1, dims=-2)
+        rolled[:, :, index] = key
+        self.keys.copy_(rolled)
+        return self.keys * 2
+
+
+@pytest.mark.parametrize("position", [-1, 2, -5, 0], ids=["-1", "2", "-5", "0"])
+@torch.no_grad()
+def test_a_tensor_indexed_write_of_one_dimension_runs_in_lumir(position):
+    eager, compiled_module = _SlidingWindowCache(), _SlidingWindowCache()
+    compiled_module.load_state_dict(eager.state_dict())
+    torch._dynamo.reset()
+    stats.reset()
+    compiled = torch.compile(compiled_module, backend="lumir")
+    index = torch.tensor([position])
+    for _ in range(3):
+        key = torch.randn(1, 2, 1, 4)
+        torch.testing.assert_close(compiled(key, index), eager(key, index), atol=0, rtol=0)
+        torch.testing.assert_close(compiled_module.keys, eager.keys, atol=0, rtol=0)
+    assert stats.GRAPHS and all(not g.fallback_ops for g in stats.GRAPHS), stats.GRAPHS
+
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        lambda x, i, v: x.index_put((i,), v, accumulate=True),
+        lambda x, i, v: x.index_put((i, i), v[:, 0]),
+        lambda x, i, v: x.index_put((x[:, 0] > 0,), v[0]),
+    ],
+    ids=["accumulate", "two-indices", "mask"],
+)
+@torch.no_grad()
+def test_other_index_puts_stay_in_eager_and_match(write):
+    torch._dynamo.reset()
+    stats.reset()
+    x, v, i = torch.randn(4, 3), torch.randn(2, 3), torch.tensor([1, 2])
+    compiled = torch.compile(lambda x, i, v: write(x, i, v) * 2, backend="lumir")
+    torch.testing.assert_close(compiled(x, i, v), write(x, i, v) * 2)
+    assert any("aten.index_put" in op for g in stats.GRAPHS for op in g.fallback_ops)
