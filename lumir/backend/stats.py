@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -55,13 +56,21 @@ GRAPHS: list[GraphStats] = []
 """Every graph compiled in this process, in order."""
 
 
+_NAMING = threading.Lock()
+"""Held while a graph takes its number: two graphs compiled at once (the backend called
+from two threads; torch.compile itself compiles one frame at a time) get two names,
+and so dump to two sets of files."""
+
+
 def new_graph() -> GraphStats:
     """Register and return the stats of the next compiled graph (`graph0`, `graph1`, ...)."""
-    stats = GraphStats(f"graph{len(GRAPHS)}")
-    GRAPHS.append(stats)
+    with _NAMING:
+        stats = GraphStats(f"graph{len(GRAPHS)}")
+        GRAPHS.append(stats)
     return stats
 
 
 def reset() -> None:
     """Forget every graph (tests call this between cases)."""
-    GRAPHS.clear()
+    with _NAMING:
+        GRAPHS.clear()

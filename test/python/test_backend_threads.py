@@ -10,6 +10,7 @@ from several threads.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 
 import pytest
@@ -122,3 +123,29 @@ def test_threads_on_streams_of_their_own_get_their_own_result():
                 torch.testing.assert_close(got, expected[i], atol=1e-3, rtol=1e-3)
 
     assert _run_together(work, len(inputs)) == []
+
+
+def test_graphs_compiled_at_once_from_two_threads_get_two_names(monkeypatch):
+    """A graph's name is its number (`graph0`, ...) and names its dump files: two graphs
+    registered at the same moment must not both take the same number."""
+    from lumir.backend import stats
+
+    stats.reset()
+    made = stats.GraphStats
+    barrier = threading.Barrier(2)
+
+    def slow_stats(label: str) -> stats.GraphStats:
+        # both threads have read the count before either appends (unless one waits
+        # for the other to finish, as it must)
+        with contextlib.suppress(threading.BrokenBarrierError):
+            barrier.wait(timeout=0.5)
+        return made(label)
+
+    monkeypatch.setattr(stats, "GraphStats", slow_stats)
+    threads = [threading.Thread(target=stats.new_graph) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(graph.label for graph in stats.GRAPHS) == ["graph0", "graph1"]
+    stats.reset()
