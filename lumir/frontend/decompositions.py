@@ -4,9 +4,10 @@ A subset of torch's own decompositions (`torch._decomp`), chosen for what `hl` h
 layer and group norm and their statistics (var, std and their `_mean` forms) become
 reductions and elementwise ops (through the `prims` torch writes them with:
 lumir.frontend.prims), `masked_fill` becomes `where`, the `*_like` / `new_*`
-constructors become `full`, `stack` and `repeat` become the views and `cat` they are
-made of, `clamp` and the hard activations become `where` over comparisons that keep a
-NaN (`isnan`), softplus, ELU (SELU is one) and mish become `log1p`/`expm1` under a
+constructors and `zero` (a functional `zero_`: Swin V2 zeroes a third of its qkv bias)
+become `full`, `stack` and `repeat` become the views and `cat` they are made of,
+`clamp` and the hard activations become `where` over comparisons that keep a NaN
+(`isnan`), softplus, ELU (SELU is one) and mish become `log1p`/`expm1` under a
 `where`, `log_softmax`, `logsumexp` and vector norms become reductions, whole-tensor
 `sum`/`mean` reduce over every dimension, `tril`/`triu` become a `where` over two
 ranges, `nan_to_num` a `where` over `isnan`/`isposinf`/`isneginf`, `rot90` a flip and a
@@ -73,6 +74,7 @@ DECOMPOSED: tuple[object, ...] = (
     aten.new_full.default,
     aten.zeros.default,
     aten.ones.default,
+    aten.zero.default,
     aten.hardtanh.default,
     aten.leaky_relu.default,
     aten.stack.default,

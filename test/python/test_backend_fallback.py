@@ -142,6 +142,33 @@ def test_vector_products_are_lumirs_not_eager():
     assert sum(p.fused["matmuls"] for p in graph.partitions) == 3
 
 
+class ZeroedBiasThird(torch.nn.Module):
+    """Swin V2's attention: the k third of a cloned qkv bias is zeroed in place, which
+    functionalization hands over as `aten.zero` of the slice and a `slice_scatter`."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.qkv = torch.nn.Linear(8, 24)
+
+    def forward(self, x):
+        bias = self.qkv.bias.clone()
+        bias[8:16].zero_()
+        return torch.nn.functional.linear(x, self.qkv.weight, bias)
+
+
+@torch.no_grad()
+def test_zeroing_a_slice_in_place_is_lumirs_not_eager():
+    model, x = ZeroedBiasThird(), torch.randn(2, 8)
+    model.qkv.bias[8:16].fill_(float("nan"))  # zeroed whatever it held, NaN included
+    got, fallbacks = _compile_and_run(model, x)
+    torch.testing.assert_close(got, model(x), atol=1e-5, rtol=1e-5)
+    assert not got.isnan().any()
+    assert fallbacks == []
+    (graph,) = stats.GRAPHS
+    assert len(graph.partitions) == 1
+
+
 @torch.no_grad()
 def test_a_graph_that_fails_to_trace_with_lumirs_decompositions_runs_in_eager(monkeypatch):
     """aot_autograd traces the graph with lumir's decompositions before lumir sees it;
