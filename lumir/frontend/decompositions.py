@@ -20,7 +20,10 @@ leading dimensions, `as_strided`) and arithmetic. `roll` is lumir's own decompos
 (`_roll`: slices and a `cat`), and so are `var_mean` (`_var_mean`: the mean corrected
 by a second pass, so that a row of one value normalises to exactly 0 as in ATen),
 eval-mode batch norm (`_batch_norm_inference`:
-torch's goes through the training overload, which mutates the running statistics),
+torch's goes through the training overload, which mutates the running statistics;
+a batch norm in training mode, whose functional overload returns the new running
+statistics, and instance norm, a batch norm without them, are torch's: batch
+statistics from `var_mean`),
 every convolution, transposed ones included, and max and average pooling
 (lumir.frontend.window_decompositions: the windows gathered with strided slices, then
 a product or a reduction).
@@ -75,6 +78,8 @@ DECOMPOSED: tuple[object, ...] = (
     aten.zeros.default,
     aten.ones.default,
     aten.zero.default,
+    aten._native_batch_norm_legit.no_stats,
+    aten._native_batch_norm_legit_functional.default,
     aten.hardtanh.default,
     aten.leaky_relu.default,
     aten.stack.default,

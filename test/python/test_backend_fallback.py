@@ -170,6 +170,29 @@ def test_zeroing_a_slice_in_place_is_lumirs_not_eager():
 
 
 @torch.no_grad()
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_instance_norm_is_lumirs_not_eager(dtype):
+    """Instance norm (RAFT's encoders) is a batch norm without running statistics,
+    `_native_batch_norm_legit.no_stats`: statistics per sample and channel."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(
+        torch.nn.Conv2d(3, 8, 3, padding=1),
+        torch.nn.InstanceNorm2d(8, affine=True),
+        torch.nn.ReLU(),
+        torch.nn.Conv2d(8, 4, 1),
+    ).to(dtype)
+    torch.nn.init.normal_(model[1].weight)
+    x = torch.randn(2, 3, 8, 8, dtype=dtype)
+    got, fallbacks = _compile_and_run(model, x)
+    want = model(x)
+    tolerance = 1e-5 if dtype == torch.float32 else 2e-2  # bf16: a rounding or two
+    torch.testing.assert_close(got, want, atol=tolerance, rtol=tolerance)
+    assert fallbacks == []
+    (graph,) = stats.GRAPHS
+    assert len(graph.partitions) == 1
+
+
+@torch.no_grad()
 def test_a_graph_that_fails_to_trace_with_lumirs_decompositions_runs_in_eager(monkeypatch):
     """aot_autograd traces the graph with lumir's decompositions before lumir sees it;
     a decomposition that fails there (as torch's batch-norm one did, mutating in a

@@ -97,3 +97,38 @@ def test_tiny_llama_training_steps_match_eager():
     for got, want, gradient_error in history:
         assert abs(got - want) <= 1e-5 * max(1.0, abs(want))
         assert gradient_error <= 1e-5
+
+
+class ConvBatchNorm(torch.nn.Module):
+    """A ResNet stem in miniature: convolution, batch norm, ReLU, pooled to a linear head."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.norm = torch.nn.BatchNorm2d(8)
+        self.head = torch.nn.Linear(8, 4)
+
+    def forward(self, x):
+        h = torch.relu(self.norm(self.conv(x)))
+        return self.head(h.mean((2, 3)))
+
+
+def test_batch_norm_training_steps_match_eager_in_one_partition():
+    """A training-mode batch norm (its functional overload returns the new running
+    statistics) is lumir's: one partition, eager's losses, gradients and running
+    statistics. It ran in eager before and split the graph around each norm."""
+    torch.manual_seed(0)
+    model, reference = ConvBatchNorm().train(), ConvBatchNorm().train()
+    reference.load_state_dict(model.state_dict())
+    x = torch.randn(4, 3, 8, 8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LumirFallbackWarning)
+        history = _train_side_by_side(model, reference, x, lambda m, b: m(b).square().mean())
+    assert [len(graph.partitions) for graph in stats.GRAPHS] == [1]
+    for got, want, gradient_error in history:
+        assert abs(got - want) <= 1e-5 * max(1.0, abs(want))
+        assert gradient_error <= 1e-5
+    assert history[0][1] != history[-1][1], "the weights did not move"
+    for got, want in zip(model.norm.buffers(), reference.norm.buffers(), strict=True):
+        torch.testing.assert_close(got, want, atol=1e-6, rtol=1e-5)
+    assert int(model.norm.num_batches_tracked) == 3
