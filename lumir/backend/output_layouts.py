@@ -294,7 +294,11 @@ def input_views(
 def _strides_of(tensor: torch.Tensor) -> tuple[int, ...]:
     """The strides of `tensor`'s dimensions longer than 1 (a size-1 dimension's stride
     addresses nothing)."""
-    return tuple(s for n, s in zip(tensor.shape, tensor.stride(), strict=True) if n != 1)
+    return _long_strides(tensor.shape, tensor.stride())
+
+
+def _long_strides(size: Sequence[int], stride: Sequence[int]) -> tuple[int, ...]:
+    return tuple(s for n, s in zip(size, stride, strict=True) if n != 1)
 
 
 def _traced_layout(source: object, bindings: Bindings) -> tuple[tuple[int, ...], int] | None:
@@ -308,7 +312,7 @@ def _traced_layout(source: object, bindings: Bindings) -> tuple[tuple[int, ...],
         offset = evaluate(source.storage_offset(), bindings)
     except UnboundSymbolError:
         return None
-    return tuple(s for n, s in zip(size, stride, strict=True) if n != 1), offset
+    return _long_strides(size, stride), offset
 
 
 def _layout_sites(source: object, bindings: Bindings) -> tuple[tuple[object, int | None], ...]:

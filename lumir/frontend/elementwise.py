@@ -189,7 +189,7 @@ def _common_dtype(cx: ImportContext, node: fx.Node) -> torch.dtype:
     return dtype
 
 
-def _emit_compare(
+def emit_compare(
     cx: ImportContext, predicate: str, lhs: SSAValue, rhs: SSAValue, shape: Sequence[int]
 ) -> SSAValue:
     """`hl.compare` of two values of one element type, giving i1 of `shape`."""
@@ -206,7 +206,7 @@ def compare(predicate: str) -> Converter:
 
     def convert(cx: ImportContext, node: fx.Node) -> SSAValue:
         lhs, rhs = _operands(cx, node, _common_dtype(cx, node), 2)
-        return _emit_compare(cx, predicate, lhs, rhs, cx.shape(node))
+        return emit_compare(cx, predicate, lhs, rhs, cx.shape(node))
 
     return convert
 
@@ -218,7 +218,7 @@ def convert_logical_not(cx: ImportContext, node: fx.Node) -> SSAValue:
     assert isinstance(x.type, TensorType)
     element = x.type.element_type
     zero = cx.constant(0.0 if cx.dtype(node.args[0]).is_floating_point else 0, element)  # type: ignore[arg-type]
-    is_zero = _emit_compare(cx, "eq", x, zero, cx.shape(node))
+    is_zero = emit_compare(cx, "eq", x, zero, cx.shape(node))
     return cx.cast(is_zero, element_type(cx.dtype(node)))
 
 
@@ -226,7 +226,7 @@ def convert_isnan(cx: ImportContext, node: fx.Node) -> SSAValue:
     """aten.isnan: `x != x`, true exactly for NaN (never for an integer). torch's clamp
     decomposition asks it, so that a NaN input stays NaN."""
     x = cx.value(node.args[0])
-    return _emit_compare(cx, "ne", x, x, cx.shape(node))
+    return emit_compare(cx, "ne", x, x, cx.shape(node))
 
 
 def signed_infinity(sign: float) -> Converter:
@@ -237,7 +237,7 @@ def signed_infinity(sign: float) -> Converter:
         x = cx.value(node.args[0])
         assert isinstance(x.type, TensorType)
         infinity = cx.constant(sign * math.inf, x.type.element_type)
-        return _emit_compare(cx, "eq", x, infinity, cx.shape(node))
+        return emit_compare(cx, "eq", x, infinity, cx.shape(node))
 
     return convert
 
@@ -291,10 +291,10 @@ def convert_rounded_division(cx: ImportContext, node: fx.Node) -> SSAValue:
     element = element_type(cx.dtype(node))
     shape = cx.shape(node)
     zero = cx.constant(0, element)
-    inexact = _emit_compare(cx, "ne", cx.emit(hl.RemainderOp(a, b)), zero, shape)
-    a_negative = _emit_compare(cx, "lt", a, zero, a.type.get_shape())  # type: ignore[union-attr]
-    b_negative = _emit_compare(cx, "lt", b, zero, b.type.get_shape())  # type: ignore[union-attr]
-    signs_differ = _emit_compare(cx, "ne", a_negative, b_negative, shape)
+    inexact = emit_compare(cx, "ne", cx.emit(hl.RemainderOp(a, b)), zero, shape)
+    a_negative = emit_compare(cx, "lt", a, zero, a.type.get_shape())  # type: ignore[union-attr]
+    b_negative = emit_compare(cx, "lt", b, zero, b.type.get_shape())  # type: ignore[union-attr]
+    signs_differ = emit_compare(cx, "ne", a_negative, b_negative, shape)
     adjust = cx.emit(hl.BitwiseAndOp(inexact, signs_differ))
     return cx.emit(hl.AddOp(quotient, cx.cast(adjust, element)))
 
@@ -318,7 +318,7 @@ def logical(kind: str) -> Converter:
     def convert(cx: ImportContext, node: fx.Node) -> SSAValue:
         a, b = (cx.cast(cx.value(arg), i1) for arg in node.args[:2])  # type: ignore[arg-type]
         if kind == "xor":
-            return _emit_compare(cx, "ne", a, b, cx.shape(node))
+            return emit_compare(cx, "ne", a, b, cx.shape(node))
         operands = [a, b, cx.constant(0, i1)] if kind == "and" else [a, cx.constant(1, i1), b]
         return cx.emit(hl.WhereOp(operands=operands, result_types=[cx.tensor_type(node)]))
 
@@ -394,7 +394,7 @@ def convert_any_all(cx: ImportContext, node: fx.Node) -> SSAValue:
     x = cx.value(node.args[0])
     shape = x.type.get_shape()  # type: ignore[union-attr]
     element = x.type.get_element_type()  # type: ignore[union-attr]
-    nonzero = _emit_compare(cx, "ne", x, cx.constant(0, element), shape)
+    nonzero = emit_compare(cx, "ne", x, cx.constant(0, element), shape)
     as_float = cx.cast(nonzero, element_type(torch.float32))
     dims = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim")
     keepdim = bool(node.args[2]) if len(node.args) > 2 else bool(node.kwargs.get("keepdim"))
@@ -405,7 +405,7 @@ def convert_any_all(cx: ImportContext, node: fx.Node) -> SSAValue:
     op_class = hl.AmaxOp if node.target in ANY else hl.AminOp
     result_type = TensorType(element_type(torch.float32), list(reduced_shape))
     reduced = cx.emit(op_class(as_float, dims, keepdim, result_type))
-    return _emit_compare(
+    return emit_compare(
         cx, "ne", reduced, cx.constant(0.0, element_type(torch.float32)), reduced_shape
     )
 
@@ -431,7 +431,7 @@ def convert_safe_softmax(cx: ImportContext, node: fx.Node) -> SSAValue:
     peak = cx.emit(hl.AmaxOp(x, [dim], True))
     assert isinstance(peak.type, TensorType)
     minus_infinity = cx.constant(float("-inf"), element)
-    masked = _emit_compare(cx, "eq", peak, minus_infinity, peak.type.get_shape())
+    masked = emit_compare(cx, "eq", peak, minus_infinity, peak.type.get_shape())
     zero = cx.constant(0.0, element)
     where = hl.WhereOp(operands=[masked, zero, probabilities], result_types=[probabilities.type])
     return cx.emit(where)

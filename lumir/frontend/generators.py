@@ -14,12 +14,13 @@ from collections.abc import Sequence
 import torch
 from torch import fx
 from torch.fx.experimental.symbolic_shapes import statically_known_true
-from xdsl.dialects.builtin import StringAttr, TensorType, i1, i64
+from xdsl.dialects.builtin import TensorType, i64
 from xdsl.ir import SSAValue
 
 from lumir.dialects import hl
 from lumir.frontend.context import ImportContext
 from lumir.frontend.dtypes import element_type
+from lumir.frontend.elementwise import emit_compare
 from lumir.frontend.shapes import expression
 
 _INDEX_DTYPES = (torch.int32, torch.int64)
@@ -213,13 +214,7 @@ def convert_index_put(cx: ImportContext, node: fx.Node) -> SSAValue:
     size = cx.shape(x)[dim]  # type: ignore[arg-type]
     index_type = index.type
     assert isinstance(index_type, TensorType)
-    negative = cx.emit(
-        hl.CompareOp(
-            operands=[index, cx.constant(0, i64)],
-            result_types=[TensorType(i1, index_type.get_shape())],
-            properties={"predicate": StringAttr("lt")},
-        )
-    )
+    negative = emit_compare(cx, "lt", index, cx.constant(0, i64), index_type.get_shape())
     from_end = cx.emit(hl.AddOp(index, cx.constant(size, i64)))
     wrapped = cx.emit(hl.WhereOp(operands=[negative, from_end, index], result_types=[index_type]))
     source = cx.value(values)
