@@ -37,6 +37,7 @@ located-parser tests run against the newest xDSL as well as the pinned one.
 from __future__ import annotations
 
 import bisect
+import math
 import re
 import struct
 from dataclasses import dataclass
@@ -120,6 +121,40 @@ class _TensorElement(Parser._TensorLiteralElement):
             )
         return super().to_complex(parser, type)
 
+    def to_type(self, parser: AttrParser, type: Attribute):
+        value = super().to_type(parser, type)  # type: ignore[arg-type]
+        if isinstance(value, float) and math.isfinite(value) and _overflows(value, type):
+            largest = _LARGEST_FINITE[type.name]
+            parser.raise_error(
+                f"'{self.span.text}' is out of range for {type} (largest finite magnitude "
+                f"{largest:.8g}); an infinity is written as a hex bit pattern",
+                at_position=self.span,
+            )
+        return value
+
+
+_FLOAT_WIDTHS = {"bf16": 16, "f16": 16, "f32": 32, "f64": 64}
+"""Bits of each float type a hex literal may give as a bit pattern."""
+
+_LARGEST_FINITE = {"bf16": 3.3895313892515355e38, "f16": 65504.0, "f32": 3.4028234663852886e38}
+"""The largest finite value of each narrow float type, for the out-of-range message."""
+
+
+def _overflows(value: float, element_type: Attribute) -> bool:
+    """Whether a finite decimal literal rounds to an infinity in a narrow float type.
+
+    xDSL's packing raises a bare OverflowError for f16 and f32 (a traceback in
+    lumir-opt) and rounds bf16 to infinity without a word; both are the literal's
+    mistake, reported where it is written.
+    """
+    if getattr(element_type, "name", None) not in _LARGEST_FINITE:
+        return False
+    try:
+        bits = int.from_bytes(element_type.pack([value]), "little")  # type: ignore[attr-defined]
+    except OverflowError:
+        return True
+    return math.isinf(_bits_to_float(bits, element_type))
+
 
 @dataclass
 class _HexTensorElement(_TensorElement):
@@ -127,6 +162,13 @@ class _HexTensorElement(_TensorElement):
 
     def to_type(self, parser: AttrParser, type: Attribute):
         if isinstance(self.value, int) and not self.is_negative:
+            width = _FLOAT_WIDTHS.get(getattr(type, "name", None))
+            if width is not None and self.value >> width:
+                parser.raise_error(
+                    f"hexadecimal literal '{self.span.text}' has more than the {width} bits "
+                    f"of {type}",
+                    at_position=self.span,
+                )
             value = _bits_to_float(self.value, type)
             if value is not None:
                 return value
