@@ -41,6 +41,7 @@ from lumir.backend.report import report_line
 from lumir.backend.stats import GraphStats, PartitionStats, new_graph
 from lumir.backend.storage_readers import storage_views
 from lumir.frontend import lumir_decompositions, target_name, unsupported_reason
+from lumir.frontend.dtypes import is_imported
 from lumir.frontend.table import is_shape_node
 
 
@@ -97,6 +98,60 @@ def _eager_sizes(gm: fx.GraphModule, reasons: Mapping[fx.Node, str | None]) -> f
         ):
             found.add(node)
     return frozenset(found)
+
+
+def _host_scalars(gm: fx.GraphModule, reasons: Mapping[fx.Node, str | None]) -> frozenset[fx.Node]:
+    """Scalar arithmetic on the host that runs in eager without a warning: 0-d CPU
+    tensors computed only from sizes and from the Python floats `dynamic=True` lifts into
+    0-d float64 inputs. Dynamo traces the float arithmetic of `1.0 / math.sqrt(x.size(-1))`
+    or GPT-2's `math.sqrt(2.0 / math.pi)` as float64 tensor ops (`scalar_tensor`, casts,
+    `sqrt`, `true_divide`, `pow`) ending in a cast to the compute dtype. Where such a
+    chain has an op lumir does not import, the chain and what it reads run in eager,
+    in float64 as without lumir, and the partition reads its result as an input: a few
+    host operations per call, as the Python arithmetic would be, that neither split the
+    partition nor name a fallback. A chain lumir imports whole stays in its partition."""
+    scalars: set[fx.Node] = set()
+    for node in gm.graph.nodes:
+        if _computes_host_scalar(node) and all(
+            arg in scalars or _host_number(arg) for arg in node.all_input_nodes
+        ):
+            scalars.add(node)
+    found: set[fx.Node] = set()
+    pending = [node for node in scalars if reasons.get(node) is not None]
+    while pending:
+        node = pending.pop()
+        if node not in found:
+            found.add(node)
+            pending.extend(arg for arg in node.all_input_nodes if arg in scalars)
+    return frozenset(found)
+
+
+def _computes_host_scalar(node: fx.Node) -> bool:
+    """A pure ATen op (no mutation, no randomness) whose result is a 0-d CPU tensor."""
+    value = node.meta.get("val")
+    target = node.target
+    return (
+        node.op == "call_function"
+        and isinstance(target, torch._ops.OpOverload)
+        and not target._schema.is_mutable
+        and torch.Tag.nondeterministic_seeded not in target.tags
+        and isinstance(value, torch.Tensor)
+        and value.dim() == 0
+        and value.device.type == "cpu"
+    )
+
+
+def _host_number(node: fx.Node) -> bool:
+    """A number a host scalar may read: a size or number input, size arithmetic, or a
+    0-d CPU input of a dtype lumir does not import (a Python float lifted to float64)."""
+    value = node.meta.get("val")
+    if node.op == "call_function":
+        return is_shape_node(node)
+    if node.op != "placeholder":
+        return False
+    if isinstance(value, torch.Tensor):
+        return value.dim() == 0 and value.device.type == "cpu" and not is_imported(value.dtype)
+    return isinstance(value, torch.SymInt | torch.SymFloat | int | float)
 
 
 def lumir_backend(
@@ -174,11 +229,14 @@ def compile_aten_graph(
     home = _graph_device(example_inputs)
     device = torch.device(options.device) if options.device is not None else home
     reasons = _unsupported_reasons(gm)
+    host_scalars = _host_scalars(gm, reasons)
     stats.unsupported = [
-        (target_name(node), reason) for node, reason in reasons.items() if reason is not None
+        (target_name(node), reason)
+        for node, reason in reasons.items()
+        if reason is not None and node not in host_scalars
     ]
     stats.fallback_ops = [name for name, _ in stats.unsupported]
-    partitions = _partitions(gm, reasons, stats)
+    partitions = _partitions(gm, reasons, stats, host_scalars)
     if not partitions:
         result = gm
     else:
@@ -200,13 +258,18 @@ def compile_aten_graph(
 
 
 def _partitions(
-    gm: fx.GraphModule, reasons: Mapping[fx.Node, str | None], stats: GraphStats
+    gm: fx.GraphModule,
+    reasons: Mapping[fx.Node, str | None],
+    stats: GraphStats,
+    host_scalars: frozenset[fx.Node] = frozenset(),
 ) -> list[Partition]:
-    """The partitions of the supported nodes, asked again without the views an eager
+    """The partitions of the supported nodes but the host scalars (`_host_scalars`) and
+    the sizes only eager reads (`_eager_sizes`), asked again without the views an eager
     `as_strided` reads through (lumir.backend.storage_readers) until none is left in a
     partition; those are added to the graph's fallback ops, with the reason."""
     excluded: dict[fx.Node, str] = {}
-    eager_sizes = _eager_sizes(gm, reasons)
+    in_eager = {**reasons, **dict.fromkeys(host_scalars, "a host scalar")}
+    eager_sizes = _eager_sizes(gm, in_eager) | host_scalars
     while True:
         support = _LumirSupport(reasons, excluded, eager_sizes)
         partitions = propose_partitions(

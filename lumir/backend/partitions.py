@@ -13,8 +13,11 @@ and horizontal fusion merges disconnected parts too. The partition is built as t
 partitioner would return it: its nodes in graph order, each mapped to its reversed
 topological index. The same holds when the nodes lumir does not take only read the
 supported ones (size arithmetic whose result only the graph returns, a trailing op in
-eager): nothing they compute flows back into the partition. Any other graph goes to
-the partitioner.
+eager): nothing they compute flows back into the partition; and when the supported
+ones read nodes in eager that read no supported node, directly or through others in
+eager (a float64 scalar computed from sizes and lifted floats, lumir.backend.compiler's
+host scalars): like placeholders, those cannot sit between two nodes of the partition.
+Any other graph goes to the partitioner.
 """
 
 from __future__ import annotations
@@ -47,9 +50,12 @@ def propose_partitions(
     if not all(n.op == "call_function" for n in compute):
         return partitioner().propose_partitions()
     taken = {n for n in compute if supported(n)}
+    after_taken: set[fx.Node] = set()  # nodes in eager that read a supported one
+    for node in compute:  # in graph order: inputs first
+        if node not in taken and any(i in taken or i in after_taken for i in node.all_input_nodes):
+            after_taken.add(node)
     compute = [n for n in compute if n in taken]
-    reads_eager = (i for n in compute for i in n.all_input_nodes)
-    if any(i.op not in _SOURCES_AND_SINK and i not in taken for i in reads_eager):
+    if any(i in after_taken for n in compute for i in n.all_input_nodes):
         return partitioner().propose_partitions()  # an op in eager may sit between two
     if not compute:
         return []

@@ -294,20 +294,26 @@ SHAPE_TARGETS: frozenset[object] = frozenset(
 )
 """Integer size arithmetic on SymInts: evaluated from the bindings, never emitted."""
 
+FLOAT_TARGETS: frozenset[object] = frozenset({operator.truediv, operator.pow, torch._sym_sqrt})
+"""Float arithmetic on sizes (`1.0 / s ** 0.5`, a default attention scale over a dynamic
+head dim): torch's expressions of these (`FloatTrueDiv`, `FloatPow`, `sqrt`) evaluate
+each step as the Python float operation, so the value from the bindings is eager's,
+bit for bit."""
+
 
 def is_shape_node(node: fx.Node) -> bool:
     """True for a node that computes a size (a SymInt or int), not a tensor; or a float
     computed from sizes (`torch.sym_float`: a LayerNorm over a dynamic width divides by
-    it; `x.shape[0] * 0.5`, `x.shape[0] / 2`), which an op reads as a scalar
-    (`ImportContext.scalar`)."""
+    it; `x.shape[0] * 0.5`, `x.shape[0] / 2`, `1.0 / x.shape[-1] ** 0.5`), which an op
+    reads as a scalar (`ImportContext.scalar`)."""
     value = node.meta.get("val")
     if isinstance(value, torch.SymFloat | float) and not isinstance(value, bool):
         if node.target is torch.sym_float:
             return isinstance(node.args[0], fx.Node) and _is_size(node.args[0])
-        if node.target not in SHAPE_TARGETS and node.target is not operator.truediv:
+        if node.target not in SHAPE_TARGETS and node.target not in FLOAT_TARGETS:
             return False
-        # a float made of sizes only: one made of a float from eager (`s ** 0.5`) has
-        # no value lumir can compute from the partition's sizes
+        # a float made of sizes only: one made of a float from eager has no value
+        # lumir can compute from the partition's sizes
         return all(_is_size(arg) for arg in node.all_input_nodes)
     return node.target in SHAPE_TARGETS and isinstance(value, torch.SymInt | int)
 

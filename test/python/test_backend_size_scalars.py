@@ -1,0 +1,144 @@
+"""Scalars computed from sizes and lifted Python floats under `dynamic=True` cost no
+fallback: Dynamo traces `1.0 / math.sqrt(x.size(-1))` as float64 0-d tensor ops, which
+run on the host as eager would (lumir.backend.compiler's host scalars), and torch's
+own decompositions leave float arithmetic on sizes (`1.0 / s ** 0.5`), which the
+importer evaluates from the bindings."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from lumir.backend import LumirFallbackWarning, stats
+
+SIZE_SCALARS = {
+    "one over the square root of a width": lambda x: x * (1.0 / math.sqrt(x.size(-1))),
+    "a width to the power -0.5": lambda x: x * x.size(-1) ** -0.5,
+    "a width times a float": lambda x: x * (x.size(-1) * 0.5),
+    "the square root of a length times a float": lambda x: x * math.sqrt(x.size(0) * 2.5),
+    "the square root of a tensor of a width": lambda x: x / torch.tensor(x.shape[-1]).sqrt(),
+}
+
+
+def _no_fallback_and_one_partition() -> None:
+    assert stats.GRAPHS
+    for graph in stats.GRAPHS:
+        assert graph.fallback_ops == []
+        assert len(graph.partitions) == 1
+
+
+@torch.no_grad()
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("name", sorted(SIZE_SCALARS))
+def test_a_float_of_sizes_runs_on_the_host_and_the_program_reads_it(name, dtype):
+    """The float64 chain runs on the host, in float64 as eager, and the partition reads
+    its cast: eager's bits at every size, one partition, no warning."""
+    function = SIZE_SCALARS[name]
+    torch._dynamo.reset()
+    stats.reset()
+    compiled = torch.compile(function, backend="lumir", dynamic=True)
+    generator = torch.Generator().manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LumirFallbackWarning)
+        for shape in ((3, 5, 8), (4, 6, 12), (2, 3, 7)):
+            x = torch.randn(shape, generator=generator).to(dtype)
+            got = compiled(x)
+            assert got.dtype == dtype
+            assert torch.equal(got, function(x))
+    _no_fallback_and_one_partition()
+
+
+@torch.no_grad()
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_a_lifted_float_is_read_at_its_value_on_every_call(dtype):
+    """`dynamic=True` lifts a Python float argument into a 0-d float64 input; the float64
+    arithmetic on it (GPT-2's `math.sqrt(2.0 / math.pi)`) runs on the host per call,
+    so each call's value is used, not the traced one."""
+
+    def scale(x, divisor):
+        return x * math.sqrt(2.0 / divisor)
+
+    torch._dynamo.reset()
+    stats.reset()
+    compiled = torch.compile(scale, backend="lumir", dynamic=True)
+    x = torch.randn(4, 8, generator=torch.Generator().manual_seed(1)).to(dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LumirFallbackWarning)
+        for divisor in (math.pi, 0.3, 7.25):
+            assert torch.equal(compiled(x, divisor), scale(x, divisor))
+    _no_fallback_and_one_partition()
+
+
+@torch.no_grad()
+def test_an_attention_scale_of_a_dynamic_head_dim_is_evaluated():
+    """torch's attention decomposition (q and k of different dtypes, an expanded v)
+    scales q and k by `(1.0 / sym_float(d) ** 0.5) ** 0.5`: float arithmetic on a size,
+    evaluated from the bindings (it ran in eager and split the graph in two)."""
+
+    def attend(q, k, v):
+        return F.scaled_dot_product_attention(q.bfloat16(), k, v)
+
+    torch._dynamo.reset()
+    stats.reset()
+    compiled = torch.compile(attend, backend="lumir", dynamic=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LumirFallbackWarning)
+        for width in (2, 4, 6):
+            q = torch.randn(8, 5, 2, width)
+            k = torch.randn(8, 5, 5, width).bfloat16()
+            v = torch.randn(8, 5, 5, 1).bfloat16().expand(8, 5, 5, width)
+            torch.testing.assert_close(compiled(q, k, v), attend(q, k, v))
+    _no_fallback_and_one_partition()
+
+
+@torch.no_grad()
+def test_an_f64_scalar_read_by_a_tensor_op_keeps_that_op_in_eager():
+    """A float64 0-d tensor the user builds and multiplies a float32 tensor by directly
+    (no cast in the graph) keeps that multiply in eager, the one op named; its host
+    arithmetic is not."""
+
+    def scale(x):
+        return x * (torch.scalar_tensor(2.0, dtype=torch.float64) / x.size(-1)).sqrt()
+
+    torch._dynamo.reset()
+    stats.reset()
+    x = torch.randn(3, 8)
+    with pytest.warns(LumirFallbackWarning, match=r"1 op\(s\) run in eager \(aten.mul.Tensor"):
+        got = torch.compile(scale, backend="lumir", dynamic=True)(x)
+    assert torch.equal(got, scale(x))
+
+
+@torch.no_grad()
+def test_gpt2_under_dynamic_true_is_one_partition_without_fallback():
+    """GPT-2's tanh GELU multiplies by `math.sqrt(2.0 / math.pi)`, which `dynamic=True`
+    lifts into a float64 input and float64 ops: a forward and a greedy generation are
+    eager's, each graph one partition, no warning."""
+    transformers = pytest.importorskip("transformers")
+    torch.manual_seed(0)
+    config = transformers.GPT2Config(
+        n_layer=1,
+        n_head=2,
+        n_embd=32,
+        vocab_size=64,
+        n_positions=32,
+        bos_token_id=0,
+        eos_token_id=0,
+        pad_token_id=0,
+    )
+    model = transformers.GPT2LMHeadModel(config).eval()
+    ids = torch.randint(1, 64, (2, 5), generator=torch.Generator().manual_seed(2))
+    reference = model(ids).logits
+    expected = model.generate(ids, max_new_tokens=6, do_sample=False, min_new_tokens=6)
+    torch._dynamo.reset()
+    stats.reset()
+    model.forward = torch.compile(model.forward, backend="lumir", dynamic=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LumirFallbackWarning)
+        torch.testing.assert_close(model(ids).logits, reference, atol=1e-5, rtol=1e-5)
+        generated = model.generate(ids, max_new_tokens=6, do_sample=False, min_new_tokens=6)
+    assert torch.equal(generated, expected)
+    _no_fallback_and_one_partition()
