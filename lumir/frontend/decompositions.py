@@ -45,6 +45,8 @@ from collections.abc import Callable
 
 import torch
 from torch._decomp import get_decompositions
+from torch._prims_common import suggest_memory_format
+from torch.fx.experimental.proxy_tensor import disable_proxy_modes_tracing
 
 from lumir.frontend.dtypes import opmath_dtype
 from lumir.frontend.transformer_decompositions import transformer_encoder_layer
@@ -218,42 +220,95 @@ def _var_mean(
     return variance.to(x.dtype), mean.to(x.dtype)
 
 
-def _channels_last(*tensors: torch.Tensor) -> torch.memory_format | None:
-    """The channels-last format ATen gives a convolution's or pool's result when an
-    input (or a convolution's weight) is laid out channels last, else None."""
+def _suggested_format(tensor: object) -> torch.memory_format | None:
+    """ATen's `Tensor::suggest_memory_format` of a 4-D or 5-D tensor when it is channels
+    last, else None. ATen's rule reads the strides in channels-last order with its own
+    choices for size-1 dimensions (a (1, 4, 1, 8) tensor with strides (1, 1, 32, 4) is
+    contiguous to it although `is_contiguous(channels_last)` holds), and it also
+    names channels last a tensor that is only strided like it (a sliced one)."""
+    if not isinstance(tensor, torch.Tensor) or tensor.dim() not in (4, 5):
+        return None
+    layout = suggest_memory_format(tensor)
+    return None if layout == torch.contiguous_format else layout
+
+
+def _channels_last(*tensors: object) -> torch.memory_format | None:
+    """The channels-last format ATen gives a pool's or upsampling's result when its input
+    (the first tensor) suggests it (`_suggested_format`), else None (contiguous)."""
     for tensor in tensors:
-        if not isinstance(tensor, torch.Tensor) or tensor.is_contiguous():
-            continue
-        if tensor.dim() == 4 and tensor.is_contiguous(memory_format=torch.channels_last):
-            return torch.channels_last
-        if tensor.dim() == 5 and tensor.is_contiguous(memory_format=torch.channels_last_3d):
-            return torch.channels_last_3d
+        if isinstance(tensor, torch.Tensor):
+            return _suggested_format(tensor)
     return None
 
 
 def _in_layout(result: object, layout: torch.memory_format | None) -> object:
+    """`result` at the strides of a fresh tensor in `layout` (contiguous for None), as
+    ATen's kernels allocate their results: every dimension's stride, a size-1
+    dimension's too (`contiguous()` keeps a tensor whose only odd strides are those)."""
     if result is NotImplemented:
         return result
     if isinstance(result, tuple):
         return tuple(_in_layout(part, layout) for part in result)
     assert isinstance(result, torch.Tensor)
-    return result.contiguous(memory_format=layout or torch.contiguous_format)
+    return result.clone(memory_format=layout or torch.contiguous_format)
 
 
 def _with_aten_strides(decomposition: Callable[..., object], follows_input: bool = True):
     """`decomposition` with its result laid out as ATen's kernel lays it out: channels
-    last when `follows_input` and the input (or, for a convolution, its weight) is,
-    contiguous otherwise. The strides are what user code after the op sees while aot_autograd
+    last when `follows_input` and the input suggests it (`_channels_last`), contiguous
+    otherwise. The strides are what user code after the op sees while aot_autograd
     traces it: torch's `repeat` keeps a permuted input's order, so WavLM's `.view` of
     its repeated position bias failed the trace where eager's contiguous result views.
     In `hl` the layout is free (`clone` is the value itself)."""
 
     @functools.wraps(decomposition)
     def decompose(*args: object, **kwargs: object) -> object:
-        inputs = args[:2] if follows_input else ()
-        return _in_layout(decomposition(*args, **kwargs), _channels_last(*inputs))  # type: ignore[arg-type]
+        layout = _channels_last(args[0]) if follows_input and args else None
+        return _in_layout(decomposition(*args, **kwargs), layout)
 
     return decompose
+
+
+def _convolution_format(
+    input: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, *params: object
+) -> torch.memory_format:
+    """The memory format of ATen's convolution result, asked of ATen itself: the backend
+    `_select_conv_backend` picks for these tensors (mkldnn, the slow kernels, cuDNN,
+    depthwise: each has its own rule, and the dtype, device and sizes choose among
+    them) and that backend's `_conv_determine_backend_memory_format`. A 1-d
+    convolution runs as a 2-d one over `input.contiguous().unsqueeze(2)` and
+    `weight.unsqueeze(2)`, so an input whose only non-contiguous stride is that of a
+    size-1 dimension (channels 1, as in (2, 1, 4) with strides (4, 1, 1)) can come
+    back channels last, squeezed. torch's fake convolution asks the same functions
+    (torch._subclasses.fake_impls); sizes they cannot read get the input's or the
+    weight's suggested format, mkldnn's and cuDNN's rule."""
+    with disable_proxy_modes_tracing():
+        if input.dim() == 3:
+            flat = input if input.is_contiguous() else input.contiguous()
+            input4, weight4 = flat.unsqueeze(2), weight.unsqueeze(2)
+        else:
+            input4, weight4 = input, weight
+        try:
+            backend = torch._C._select_conv_backend(input, weight, bias, *params, None)
+            return torch._C._conv_determine_backend_memory_format(input4, weight4, backend)
+        except Exception:  # a size without a hint (unbacked): the suggested formats
+            layout = _suggested_format(input4) or _suggested_format(weight4)
+            return layout or torch.contiguous_format
+
+
+def _convolution_in_aten_layout(
+    input: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None, *params: object
+) -> object:
+    """lumir's convolution (window_decompositions; `params` are aten.convolution's
+    stride, padding, dilation, transposed, output_padding and groups) at ATen's result
+    strides (`_convolution_format`; a 1-d result is the squeezed 2-d one)."""
+    result = convolution(input, weight, bias, *params)  # type: ignore[arg-type]
+    if result is NotImplemented or not isinstance(result, torch.Tensor):
+        return result
+    layout = _convolution_format(input, weight, bias, *params)
+    if result.dim() == 3:
+        return result.unsqueeze(2).clone(memory_format=layout).squeeze(2)
+    return result.clone(memory_format=layout)
 
 
 _CONTIGUOUS_RESULTS = (aten.repeat.default, aten._weight_norm_interface.default)
@@ -278,11 +333,11 @@ def _contiguous_on_cpu(decomposition: Callable[..., object]) -> Callable[..., ob
 
 _LAYOUT_FOLLOWS_INPUT = (aten._adaptive_avg_pool2d.default,)
 """Overloads whose torch decomposition returns a contiguous tensor where ATen's kernel
-keeps a channels-last input channels last."""
+lays its result out as the input suggests (`_channels_last`)."""
 
 OWN_DECOMPOSITIONS: dict[object, Callable[..., object]] = {
     aten.roll.default: _roll,
-    aten.convolution.default: _with_aten_strides(convolution),
+    aten.convolution.default: _convolution_in_aten_layout,
     aten.max_pool2d_with_indices.default: _with_aten_strides(
         functools.partial(max_pool_with_indices, 2)
     ),
