@@ -16,9 +16,9 @@ new sizes:
   operands', a call the shape its operands and descriptor give D, and a reshape
   that merged leading dimensions merges the new ones;
 - slices and constants take their new bounds and literals from the prepared module
-  (a float literal whose value depends on a size, such as `x * x.shape[0]`, makes the
-  structures differ instead: fusion may have folded it into a call's alpha or beta, so
-  such a graph fuses once per value; `structure`);
+  (a float literal whose value depends on a size and that a product reads, such as
+  `x * x.shape[0]`, makes the structures differ instead: fusion may have folded it into
+  a call's alpha or beta, so such a graph fuses once per value; `structure`);
 - every `cublaslt.matmul` gets a descriptor re-derived from its new operand shapes
   (m, n, k, leading dimensions, batch count and strides), everything else kept.
 
@@ -103,8 +103,10 @@ def structure(module: ModuleOp) -> tuple[object, ...]:
     The splat values are what cublaslt-fuse reads of literals (`splat_value`: a product
     times a splat becomes the call's alpha, and beta with it), so a float literal that
     depends on a size (`(a @ w) * a.shape[0]`) must not reuse a template fused at
-    another value. Integer literals (a decode step's `arange(n) + past`) fuse into
-    nothing and stay out of the comparison."""
+    another value. The fusion rules read a splat only as a factor of an `hl.mul`, so
+    only a splat that a product reads counts: a divisor (a GroupNorm's count of
+    elements, `sum / n`) takes its new value from the prepared module, as integer
+    literals (a decode step's `arange(n) + past`) do, and the graph fuses once."""
     ids: dict[SSAValue, int] = {}
     items: list[object] = []
     for op in module.walk():
@@ -112,7 +114,7 @@ def structure(module: ModuleOp) -> tuple[object, ...]:
         properties = tuple(
             sorted((k, str(v)) for k, v in op.properties.items() if k not in skipped)
         )
-        if isinstance(op, hl.ConstantOp):
+        if isinstance(op, hl.ConstantOp) and _read_by_a_product(op):
             properties += (("splat", splat_value(op)),)
         operands = tuple(ids.get(value, -1) for value in op.operands)
         results = tuple(_rank_and_element(r.type) for r in op.results)
@@ -125,6 +127,12 @@ def structure(module: ModuleOp) -> tuple[object, ...]:
         for result in op.results:
             ids[result] = len(ids)
     return tuple(items)
+
+
+def _read_by_a_product(op: hl.ConstantOp) -> bool:
+    """Whether an `hl.mul` reads the constant: the only op whose splat factor
+    cublaslt-fuse's rules read (`Mul` terms; egraph_bridge.encoder)."""
+    return any(isinstance(use.operation, hl.MulOp) for use in op.result.uses)
 
 
 def _rank_and_element(value_type: Attribute) -> tuple[object, ...]:

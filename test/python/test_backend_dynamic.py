@@ -296,6 +296,32 @@ def test_an_integer_computed_from_a_length_still_fuses_once():
     assert partition.fuse_runs == 1 and partition.fused["fused_alpha"] == 1
 
 
+DIVIDED_BY_A_LENGTH = {
+    "group norm over the length": lambda x: (
+        torch.nn.functional.group_norm(x.t()[None], 4)[0].t() @ _W
+    ),
+    "sum over the length": lambda x: (x.sum(0, keepdim=True) / x.shape[0] + x) @ _W,
+}
+
+
+@torch.no_grad()
+@pytest.mark.parametrize("name", sorted(DIVIDED_BY_A_LENGTH))
+def test_a_divisor_computed_from_a_length_still_fuses_once(name):
+    """A float literal that only a division reads (a GroupNorm's count of elements, as
+    in wav2vec 2.0's feature extractor over a dynamic audio length) is no product's
+    factor, so no call's alpha: one fusion serves every length (it fused once per
+    length), with each length's divisor."""
+    function = DIVIDED_BY_A_LENGTH[name]
+    torch._dynamo.reset()
+    stats.reset()
+    compiled = torch.compile(function, backend="lumir", dynamic=True)
+    for length in (5, 7, 9):
+        x = torch.randn(length, 8)
+        torch.testing.assert_close(compiled(x), function(x), atol=1e-5, rtol=1e-5)
+    (graph,) = stats.GRAPHS
+    assert [(p.fuse_runs, p.specialisations) for p in graph.partitions] == [(1, 3)]
+
+
 @torch.no_grad()
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
 def test_a_layer_norm_over_a_dynamic_width_divides_by_its_float(dtype):
