@@ -16,8 +16,10 @@ cross-entropy with or without logits, `logsigmoid`) the gathers, reductions and
 elementwise ops they are made of; weight norm, GLU, pixel (un)shuffle, adaptive
 average pooling, nearest and (bi/tri)linear upsampling, reflection and replication
 padding, `im2col` (`F.unfold`) and `Tensor.unfold` become gathers (`index` with whole
-leading dimensions, `as_strided`) and arithmetic. `roll` is lumir's own decomposition
-(`_roll`: slices and a `cat`), and so are `var_mean` (`_var_mean`: the mean corrected
+leading dimensions, `as_strided`) and arithmetic. `diagonal` an `as_strided`,
+`diag_embed` and `nansum` a `where` and a sum. `roll` is lumir's own decomposition
+(`_roll`: slices and a `cat`), and so are a strided `slice_scatter` (`_slice_scatter`:
+a `where` over the positions it writes), `var_mean` (`_var_mean`: the mean corrected
 by a second pass, so that a row of one value normalises to exactly 0 as in ATen),
 eval-mode batch norm (`_batch_norm_inference`:
 torch's goes through the training overload, which mutates the running statistics;
@@ -138,6 +140,9 @@ DECOMPOSED: tuple[object, ...] = (
     aten.replication_pad3d.default,
     aten.im2col.default,
     aten.unfold.default,
+    aten.nansum.default,
+    aten.diagonal.default,
+    aten.diag_embed.default,
 )
 """The overloads lumir asks aot_autograd to decompose (each has a torch decomposition)."""
 
@@ -159,6 +164,41 @@ def _roll(x: torch.Tensor, shifts: list[int], dims: list[int] | None = None) -> 
             tail, head = result.narrow(dim, cut, size - cut), result.narrow(dim, 0, cut)
             result = torch.cat([tail, head], dim)
     return result if result is not x else x.clone(memory_format=torch.contiguous_format)
+
+
+def _slice_scatter(
+    x: torch.Tensor,
+    src: torch.Tensor,
+    dim: int = 0,
+    start: int | None = None,
+    end: int | None = None,
+    step: int = 1,
+) -> object:
+    """aten.slice_scatter with a step above 1 as a `where` over a mask of the positions
+    it writes, reading `src` through an `index` of one dimension (torch's decomposition
+    reads it with `_unsafe_masked_index`, which `hl` has no op for). A unit step is
+    left to the importer's own rule (NotImplemented: the op is traced as it is). The
+    result has `x`'s dtype, as ATen's copy of `src` into a clone of `x` does."""
+    if step == 1:
+        return NotImplemented
+    dim = dim % x.dim()
+    size = x.shape[dim]
+    first = 0 if start is None else (start + size if start < 0 else start)
+    first = torch.sym_min(torch.sym_max(first, 0), size)
+    last = size if end is None else (end + size if end < 0 else end)
+    last = torch.sym_min(torch.sym_max(last, first), size)
+    count = src.shape[dim]
+    if count == 0:
+        return x.clone()
+    idx = torch.arange(size, device=x.device)
+    offset = idx - first
+    mask = (idx >= first) & (idx < last) & (offset % step == 0)
+    position = torch.clamp(offset // step, 0, count - 1)
+    gathered = aten.index.Tensor(src, [None] * dim + [position])
+    shape = [1] * x.dim()
+    shape[dim] = -1
+    # `x` first: the result takes its layout, as ATen's clone of it does.
+    return torch.where(mask.view(shape).logical_not(), x, gathered.to(x.dtype))
 
 
 def _batch_norm_inference(
@@ -337,6 +377,7 @@ lays its result out as the input suggests (`_channels_last`)."""
 
 OWN_DECOMPOSITIONS: dict[object, Callable[..., object]] = {
     aten.roll.default: _roll,
+    aten.slice_scatter.default: _slice_scatter,
     aten.convolution.default: _convolution_in_aten_layout,
     aten.max_pool2d_with_indices.default: _with_aten_strides(
         functools.partial(max_pool_with_indices, 2)

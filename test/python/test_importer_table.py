@@ -864,11 +864,14 @@ def test_slice_scatters_and_copies_are_cats_and_casts(case):
     assert not any(name.startswith("hl.fused") for name in _ops(imported))
 
 
-def test_a_strided_slice_scatter_stays_in_eager():
+def test_a_strided_slice_scatter_is_a_where_over_the_positions_it_writes():
+    """The importer has no rule for a step above 1; lumir's decomposition
+    (`_slice_scatter`) leaves no slice_scatter in the graph."""
     x = torch.randn(4, 6)
-    gm = _trace(lambda t: torch.slice_scatter(t, t[:, ::2] * 2, 1, 0, 6, 2), x)
-    (node,) = [n for n in gm.graph.nodes if n.target == torch.ops.aten.slice_scatter.default]
-    assert unsupported_reason(node) == "a slice_scatter with step 2"
+    fn = lambda t: torch.slice_scatter(t, t[:, ::2] * 2, 1, 0, 6, 2)  # noqa: E731
+    gm = _trace(fn, x)
+    assert not [n for n in gm.graph.nodes if n.target == torch.ops.aten.slice_scatter.default]
+    assert {"hl.index", "hl.where"} <= set(_ops(_check(fn, x, atol=0)))
 
 
 def test_as_strided_of_a_contiguous_tensor_reads_its_row_major_positions():
