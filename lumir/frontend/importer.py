@@ -25,6 +25,7 @@ from xdsl.ir import Block, Region, SSAValue
 from lumir.frontend.context import ImportContext, UnsupportedNodeError
 from lumir.frontend.dtypes import element_type, is_imported
 from lumir.frontend.shapes import Bindings, concrete_shape
+from lumir.frontend.size_tags import tag_sized_ops
 from lumir.frontend.table import (
     TABLE,
     cast_only_input_dtype,
@@ -242,6 +243,7 @@ def _import_node(cx: ImportContext, node: fx.Node) -> None:
     if value is None:  # an unread statistic of a multi-output node
         return
     assert isinstance(value, SSAValue)
+    tag_sized_ops(node, cx.ops[first:])
     location = source_location(node)
     if location is not None:
         for op in cx.ops[first:]:

@@ -23,6 +23,10 @@ the first in program order stays). A transformers model repeats work per layer t
 depends on nothing of the layer: a decode step over a static cache converts the same
 boolean mask to an additive one in every layer and builds the same one-position index
 range, one launch each per layer (30 launches of a 16-layer decode step) until merged.
+Ops the importer tagged with the symbols their sizes come from (`SIZES_ATTRIBUTE`)
+merge only with ops of the same tag: two values equal at this length only (`arange(s0)`
+and `arange(s1)` when s0 == s1) stay apart, so the program is the same at every length
+and a dynamic graph fuses once. The tags are dropped afterwards.
 """
 
 from __future__ import annotations
@@ -72,9 +76,21 @@ def _permutation(op: hl.TransposeOp) -> tuple[int, ...]:
     return tuple(int(v) for v in op.permutation.get_values())
 
 
+SIZES_ATTRIBUTE = "lumir.sizes"
+"""The importer's tag on an op whose sizes come from symbols (lumir.frontend.size_tags):
+which symbols, and a digest of the symbolic sizes the op is a function of. CSE compares
+it with the rest of the op, so ops equal only at this length stay apart; the pass drops
+it afterwards."""
+
+
 def _replace(rewriter: PatternRewriter, op: Operation, new_ops: list[Operation]) -> None:
-    """Replace `op` by `new_ops` (the last one gives the result), keeping `op`'s location."""
+    """Replace `op` by `new_ops` (the last one gives the result), keeping `op`'s location
+    and size tag."""
     copy_location(op, *new_ops)
+    tag = op.attributes.get(SIZES_ATTRIBUTE)
+    if tag is not None:
+        for new in new_ops:
+            new.attributes[SIZES_ATTRIBUTE] = tag
     rewriter.replace(op, new_ops)
 
 
@@ -485,18 +501,18 @@ CANONICALIZATION_PATTERNS: tuple[type[RewritePattern], ...] = (
 class HLCanonicalizePass(ModulePass):
     """Fold transpose/reshape/cast chains and split linear/addmm into matmul + add.
 
-        `hl.linear` becomes a transpose of the weight, an `hl.matmul` and an `hl.add` of the
-        bias; `hl.addmm` a matmul and an add; a matmul with an empty dimension a constant
-        (zeros, or no element). Chains of transposes, of reshapes and of exact
-        casts (a float widening first) fold to one op or none, and a constant operand of
-        `hl.add` / `hl.mul` moves to the rhs, and an `hl.sdpa` over HF's `repeat_kv` of key
-        and value takes the un-repeated heads with `enable_gqa`, and one whose mask is known at
+    `hl.linear` becomes a transpose of the weight, an `hl.matmul` and an `hl.add` of the
+    bias; `hl.addmm` a matmul and an add; a matmul with an empty dimension a constant
+    (zeros, or no element). Chains of transposes, of reshapes and of exact
+    casts (a float widening first) fold to one op or none, and a constant operand of
+    `hl.add` / `hl.mul` moves to the rhs, and an `hl.sdpa` over HF's `repeat_kv` of key
+    and value takes the un-repeated heads with `enable_gqa`, and one whose mask is known at
     compile time to let everything through, or to be causal, drops it (`is_causal` for
-    the latter). Then identical pure ops on
-        the same operands are merged (common subexpressions: a decode step's per-layer mask
-        conversion and cache-index ranges become one launch each). Every rewrite is exact;
-        dead pure ops are removed and created ops keep the replaced op's location. See
-        docs/passes/hl-canonicalize.md.
+    the latter). Then identical pure ops on the same operands, with the same
+    `lumir.sizes` tag or none, are merged (common subexpressions: a decode step's
+    per-layer mask conversion and cache-index ranges become one launch each), and the
+    tags are dropped. Every rewrite is exact; dead pure ops are removed and created ops
+    keep the replaced op's location. See docs/passes/hl-canonicalize.md.
     """
 
     name = "hl-canonicalize"
@@ -505,11 +521,14 @@ class HLCanonicalizePass(ModulePass):
         patterns = [pattern() for pattern in CANONICALIZATION_PATTERNS]
         PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_module(op)
         cse(op)
+        for inner in op.walk():
+            inner.attributes.pop(SIZES_ATTRIBUTE, None)
 
 
 __all__ = [
     "CANONICALIZATION_PATTERNS",
     "LEFT_OUT_AT_OR_BELOW",
+    "SIZES_ATTRIBUTE",
     "ConstantToRhs",
     "FoldEmptyProduct",
     "FoldExactCastChain",

@@ -41,3 +41,26 @@ func.func @not_the_same(%x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor<2xi64>,
   %f = hl.exp %y : tensor<4xf32> -> tensor<4xf32>
   func.return %a, %b, %e, %f : tensor<2xi64>, tensor<3xi64>, tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// The importer tags an op whose sizes come from symbols with those symbols and a
+// digest of what it computes from them (lumir.frontend.size_tags). Two ranges of
+// length 4 made from two different symbols (or one from a symbol, one from a literal)
+// are equal at this length only: merged here, the program would differ from the one
+// at the next length, and the graph would fuse again. Ops with the same tag are the
+// same function of the same symbols and merge as before. The tags go with the pass.
+// CHECK-LABEL: func.func @equal_at_this_length_only(
+// CHECK-NEXT:    %[[S0:.*]] = hl.arange {start = 0 : i64, end = 4 : i64, step = 1 : i64} : tensor<4xi64>
+// CHECK-NEXT:    %[[S1:.*]] = hl.arange {start = 0 : i64, end = 4 : i64, step = 1 : i64} : tensor<4xi64>
+// CHECK-NEXT:    %[[C:.*]] = hl.arange {start = 0 : i64, end = 4 : i64, step = 1 : i64} : tensor<4xi64>
+// CHECK-NOT:     lumir.sizes
+// CHECK-NEXT:    func.return %[[S0]], %[[S1]], %[[C]], %[[S0]], %[[C]]
+func.func @equal_at_this_length_only() -> (tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>) {
+  %s0 = hl.arange {start = 0 : i64, end = 4 : i64, step = 1 : i64, lumir.sizes = "s0: 0123456789ab.0"} : tensor<4xi64>
+  %s1 = hl.arange {start = 0 : i64, end = 4 : i64, step = 1 : i64, lumir.sizes = "s1: 456789abcdef.0"} : tensor<4xi64>
+  %c = hl.arange {start = 0 : i64, end = 4 : i64, step = 1 : i64} : tensor<4xi64>
+  %again = hl.arange {start = 0 : i64, end = 4 : i64, step = 1 : i64, lumir.sizes = "s0: 0123456789ab.0"} : tensor<4xi64>
+  %literal = hl.arange {start = 0 : i64, end = 4 : i64, step = 1 : i64} : tensor<4xi64>
+  func.return %s0, %s1, %c, %again, %literal : tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>
+}
