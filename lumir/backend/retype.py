@@ -103,18 +103,21 @@ def structure(module: ModuleOp) -> tuple[object, ...]:
     The splat values are what cublaslt-fuse reads of literals (`splat_value`: a product
     times a splat becomes the call's alpha, and beta with it), so a float literal that
     depends on a size (`(a @ w) * a.shape[0]`) must not reuse a template fused at
-    another value. The fusion rules read a splat only as a factor of an `hl.mul`, so
-    only a splat that a product reads counts: a divisor (a GroupNorm's count of
-    elements, `sum / n`) takes its new value from the prepared module, as integer
-    literals (a decode step's `arange(n) + past`) do, and the graph fuses once."""
+    another value. The fusion rules read a splat only as a factor of an `hl.mul` whose
+    other factor may be a call's result (`_scales_of_calls`), so only such a splat
+    counts: a divisor (a GroupNorm's count of elements, `sum / n`) or a factor of index
+    arithmetic (an interpolation's `arange(n) * (4 / n)`) takes its new value from the
+    prepared module, as integer literals (a decode step's `arange(n) + past`) do, and
+    the graph fuses once."""
     ids: dict[SSAValue, int] = {}
     items: list[object] = []
+    scales = _scales_of_calls(module)
     for op in module.walk():
         skipped = _SIZE_PROPERTIES.get(op.name, ())
         properties = tuple(
             sorted((k, str(v)) for k, v in op.properties.items() if k not in skipped)
         )
-        if isinstance(op, hl.ConstantOp) and _read_by_a_product(op):
+        if isinstance(op, hl.ConstantOp) and op.result in scales:
             properties += (("splat", splat_value(op)),)
         operands = tuple(ids.get(value, -1) for value in op.operands)
         results = tuple(_rank_and_element(r.type) for r in op.results)
@@ -129,10 +132,35 @@ def structure(module: ModuleOp) -> tuple[object, ...]:
     return tuple(items)
 
 
-def _read_by_a_product(op: hl.ConstantOp) -> bool:
-    """Whether an `hl.mul` reads the constant: the only op whose splat factor
-    cublaslt-fuse's rules read (`Mul` terms; egraph_bridge.encoder)."""
-    return any(isinstance(use.operation, hl.MulOp) for use in op.result.uses)
+_CALL_TERMS = (
+    hl.AddOp,
+    hl.MulOp,
+    hl.ReluOp,
+    hl.GeluOp,
+    hl.CastOp,
+    hl.TransposeOp,
+    hl.ReshapeOp,
+)
+"""hl ops that are e-graph terms (egraph_bridge.encoder.term_of) other than the call:
+every other op is an opaque leaf, which no rule makes equal to a call."""
+
+
+def _scales_of_calls(module: ModuleOp) -> set[SSAValue]:
+    """The constants that cublaslt-fuse may fold into a call's alpha or beta: a factor
+    of an `hl.mul` (the only term whose splat the rules read) whose other factor may be
+    a call's result, that is, a chain of term ops over a product (a bias add, an
+    activation, a cast, a view). An over-approximation: the rules need more (a default
+    epilogue, no broadcast)."""
+    products: set[SSAValue] = set()
+    scales: set[SSAValue] = set()
+    for op in module.walk():
+        if isinstance(op, cublaslt.MatmulOp | hl.MatmulOp | hl.LinearOp | hl.AddmmOp):
+            products.update(op.results)
+        elif isinstance(op, _CALL_TERMS) and any(v in products for v in op.operands):
+            products.update(op.results)
+            if isinstance(op, hl.MulOp):
+                scales.update(op.operands)
+    return {v for v in scales if isinstance(v.owner, hl.ConstantOp)}
 
 
 def _rank_and_element(value_type: Attribute) -> tuple[object, ...]:

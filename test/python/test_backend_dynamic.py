@@ -301,6 +301,9 @@ DIVIDED_BY_A_LENGTH = {
         torch.nn.functional.group_norm(x.t()[None], 4)[0].t() @ _W
     ),
     "sum over the length": lambda x: (x.sum(0, keepdim=True) / x.shape[0] + x) @ _W,
+    "positions times a float of the length": lambda x: (
+        (x + (torch.arange(x.shape[0]) * (4 / x.shape[0]))[:, None]) @ _W
+    ),
 }
 
 
@@ -308,9 +311,10 @@ DIVIDED_BY_A_LENGTH = {
 @pytest.mark.parametrize("name", sorted(DIVIDED_BY_A_LENGTH))
 def test_a_divisor_computed_from_a_length_still_fuses_once(name):
     """A float literal that only a division reads (a GroupNorm's count of elements, as
-    in wav2vec 2.0's feature extractor over a dynamic audio length) is no product's
-    factor, so no call's alpha: one fusion serves every length (it fused once per
-    length), with each length's divisor."""
+    in wav2vec 2.0's feature extractor over a dynamic audio length), or that scales
+    values no product feeds (a ViT's interpolated positions, `arange(n) * (4 / n)`), is
+    no call's alpha: one fusion serves every length (it fused once per length), with
+    each length's literal."""
     function = DIVIDED_BY_A_LENGTH[name]
     torch._dynamo.reset()
     stats.reset()
