@@ -8,6 +8,7 @@ own check (if any) accepts its arguments. Everything else runs in eager.
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -287,12 +288,24 @@ SHAPE_TARGETS: frozenset[object] = frozenset(
         operator.floordiv,
         operator.mod,
         operator.neg,
+        operator.pow,
         torch.sym_max,
         torch.sym_min,
         torch.sym_sum,
     }
 )
-"""Integer size arithmetic on SymInts: evaluated from the bindings, never emitted."""
+"""Integer size arithmetic on SymInts: evaluated from the bindings, never emitted. An
+integer `s ** 2` (torch's `PowByNatural`, or sympy's `Pow` of a literal exponent) is
+exact Python integer arithmetic too."""
+
+TO_INT_TARGETS: frozenset[object] = frozenset(
+    {math.floor, math.ceil, math.trunc, round, torch.sym_int}
+)
+"""A float computed from sizes made an integer (`int(n ** 0.5)`, ViT's grid side, traces
+as `math.trunc`): torch's `FloorToInt`, `CeilToInt`, `TruncToInt` and `RoundToInt`
+evaluate as Python's `math.floor`, `math.ceil`, `math.trunc` and `round` of the float
+(`round(x, 0)`: half to even, as `round(x)`), so the integer from the bindings is
+eager's. A float that eager computed has no such value: the node then runs in eager."""
 
 FLOAT_TARGETS: frozenset[object] = frozenset({operator.truediv, operator.pow, torch._sym_sqrt})
 """Float arithmetic on sizes (`1.0 / s ** 0.5`, a default attention scale over a dynamic
@@ -315,7 +328,11 @@ def is_shape_node(node: fx.Node) -> bool:
         # a float made of sizes only: one made of a float from eager has no value
         # lumir can compute from the partition's sizes
         return all(_is_size(arg) for arg in node.all_input_nodes)
-    return node.target in SHAPE_TARGETS and isinstance(value, torch.SymInt | int)
+    if not isinstance(value, torch.SymInt | int) or isinstance(value, bool):
+        return False
+    if node.target in TO_INT_TARGETS:
+        return all(_is_size(arg) for arg in node.all_input_nodes)
+    return node.target in SHAPE_TARGETS
 
 
 def _is_size(node: fx.Node) -> bool:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import warnings
 
 import pytest
@@ -219,13 +218,13 @@ def test_a_float_of_a_length_that_eager_reads_is_handed_over_at_every_length():
 
 @torch.no_grad()
 def test_a_number_computed_in_eager_keeps_its_readers_in_eager_without_a_failure():
-    """`math.floor` of a float of a size has no import rule, so it runs in eager; an op
-    that reads a number computed from it (here a fill) cannot compute it from its
-    partition's sizes and stays in eager with it, named in the fallback warning, instead
-    of failing that partition at every call."""
+    """`round` of a float of a size to a decimal place (a float: torch's `RoundDecimal`)
+    has no import rule, so it runs in eager; an op that reads a number computed from it
+    (here a fill) cannot compute it from its partition's sizes and stays in eager with
+    it, named in the fallback warning, instead of failing that partition at every call."""
 
     def fill(x):
-        return torch.full((x.shape[0],), math.floor(x.shape[0] ** 0.5) * 0.5) + x[:, 0]
+        return torch.full((x.shape[0],), round(x.shape[0] ** 0.5, 1) * 0.5) + x[:, 0]
 
     torch._dynamo.reset()
     compiled = torch.compile(fill, backend="lumir", dynamic=True)

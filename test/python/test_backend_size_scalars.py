@@ -31,6 +31,22 @@ def _no_fallback_and_one_partition() -> None:
         assert len(graph.partitions) == 1
 
 
+def _compiled_and_eager(function, shapes, dtype):
+    """(compiled, eager) results of `function` under `dynamic=True` on random inputs of
+    `shapes`, a lumir fallback warning being an error."""
+    torch._dynamo.reset()
+    stats.reset()
+    compiled = torch.compile(function, backend="lumir", dynamic=True)
+    generator = torch.Generator().manual_seed(0)
+    results = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LumirFallbackWarning)
+        for shape in shapes:
+            x = torch.randn(shape, generator=generator).to(dtype)
+            results.append((compiled(x), function(x)))
+    return results
+
+
 @torch.no_grad()
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
 @pytest.mark.parametrize("name", sorted(SIZE_SCALARS))
@@ -38,17 +54,9 @@ def test_a_float_of_sizes_runs_on_the_host_and_the_program_reads_it(name, dtype)
     """The float64 chain runs on the host, in float64 as eager, and the partition reads
     its cast: eager's bits at every size, one partition, no warning."""
     function = SIZE_SCALARS[name]
-    torch._dynamo.reset()
-    stats.reset()
-    compiled = torch.compile(function, backend="lumir", dynamic=True)
-    generator = torch.Generator().manual_seed(0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", LumirFallbackWarning)
-        for shape in ((3, 5, 8), (4, 6, 12), (2, 3, 7)):
-            x = torch.randn(shape, generator=generator).to(dtype)
-            got = compiled(x)
-            assert got.dtype == dtype
-            assert torch.equal(got, function(x))
+    for got, want in _compiled_and_eager(function, [(3, 5, 8), (4, 6, 12), (2, 3, 7)], dtype):
+        assert got.dtype == dtype
+        assert torch.equal(got, want)
     _no_fallback_and_one_partition()
 
 
@@ -141,4 +149,38 @@ def test_gpt2_under_dynamic_true_is_one_partition_without_fallback():
         torch.testing.assert_close(model(ids).logits, reference, atol=1e-5, rtol=1e-5)
         generated = model.generate(ids, max_new_tokens=6, do_sample=False, min_new_tokens=6)
     assert torch.equal(generated, expected)
+    _no_fallback_and_one_partition()
+
+
+SIZE_INTEGERS = {
+    "a length squared": lambda x: (x.reshape(x.shape[0], x.shape[1] ** 2) * 2).sum(-1),
+    "two to the power of a length": lambda x: x.new_ones(2 ** x.shape[1]) * x.sum(),
+    "int of a square root (a ViT grid side)": lambda x: (
+        x[:, : int(x.shape[1] ** 0.5) ** 2].reshape(3, int(x.shape[1] ** 0.5), -1) * 2
+    ),
+    "floor of a square root": lambda x: x[:, : math.floor(x.shape[1] ** 0.5)] * 2,
+    "ceil of a quotient": lambda x: x[:, : math.ceil(x.shape[1] / 3)] * 2,
+    "trunc of a quotient": lambda x: x[:, : math.trunc(x.shape[1] / 3)] * 2,
+    "sym_int of a quotient": lambda x: x[:, : torch.sym_int(x.shape[1] / 3)] * 2,
+    "round half to even": lambda x: x[:, : round(x.shape[1] / 2)] * 2,
+    "a fill of a floor": lambda x: (
+        torch.full((x.shape[0],), math.floor(x.shape[1] ** 0.5) * 0.5) + x[:, 0]
+    ),
+}
+
+
+@torch.no_grad()
+@pytest.mark.parametrize("name", sorted(SIZE_INTEGERS))
+def test_an_integer_of_sizes_is_evaluated_not_run_in_eager(name):
+    """An integer `s ** 2` (ViT's interpolated position count h * w), and a float of
+    sizes made an integer (`int(n ** 0.5)`, `math.floor`, `math.ceil`, `math.trunc`,
+    `round`: torch's FloorToInt, CeilToInt, TruncToInt, RoundToInt) are evaluated from
+    the bindings as Python evaluates them, so the view, slice or fill that reads them
+    stays in the partition: eager's values at every size (including a square root that
+    is not whole, and `round`'s ties to even), one partition, no warning."""
+    function = SIZE_INTEGERS[name]
+    shapes = [(3, n, n) if "squared" in name else (3, n) for n in (3, 4, 5, 7, 9)]
+    for got, want in _compiled_and_eager(function, shapes, torch.float32):
+        assert (got.shape, got.stride(), got.dtype) == (want.shape, want.stride(), want.dtype)
+        assert torch.equal(got, want)
     _no_fallback_and_one_partition()
