@@ -121,6 +121,27 @@ def _imported_output(node: fx.Node) -> str | None:
     return "getitem of something other than an attention result, a split or max/min.dim"
 
 
+def _rounding(op_class: type[hl.ElementwiseUnaryOp]) -> Callable[[ImportContext, fx.Node], object]:
+    """floor/ceil/round/trunc: of an integer tensor, the input itself (ATen copies it,
+    on every device); of a floating one, the `hl` op."""
+    floating = ew.unary(op_class)
+
+    def convert(cx: ImportContext, node: fx.Node) -> object:
+        if not cx.dtype(node).is_floating_point:
+            return ew.identity(cx, node)
+        return floating(cx, node)
+
+    return convert
+
+
+def _numeric_input(node: fx.Node) -> str | None:
+    """A floating or integer tensor: ATen has no floor/ceil/round/trunc of a bool."""
+    value = node.args[0].meta.get("val") if isinstance(node.args[0], fx.Node) else None
+    if not isinstance(value, torch.Tensor) or value.dtype == torch.bool:
+        return f"{node.target} of an operand that is not a floating or integer tensor"
+    return None
+
+
 TABLE: dict[object, Row] = {
     # elementwise arithmetic (Python scalars become 0-d constants)
     aten.add.Tensor: Row(ew.binary(hl.AddOp), ew.scalar_alpha),
@@ -150,11 +171,14 @@ TABLE: dict[object, Row] = {
     aten.log1p.default: Row(ew.unary(hl.Log1pOp)),
     aten.expm1.default: Row(ew.unary(hl.Expm1Op)),
     aten.erf.default: Row(ew.unary(hl.ErfOp)),
-    aten.floor.default: Row(ew.unary(hl.FloorOp), ew.floating_input),
-    aten.ceil.default: Row(ew.unary(hl.CeilOp), ew.floating_input),
-    aten.round.default: Row(ew.unary(hl.RoundOp), ew.floating_input),
-    aten.trunc.default: Row(ew.unary(hl.TruncOp), ew.floating_input),
-    aten.sign.default: Row(ew.unary(hl.SignOp), ew.floating_input),
+    aten.floor.default: Row(_rounding(hl.FloorOp), _numeric_input),
+    aten.ceil.default: Row(_rounding(hl.CeilOp), _numeric_input),
+    aten.round.default: Row(_rounding(hl.RoundOp), _numeric_input),
+    aten.trunc.default: Row(_rounding(hl.TruncOp), _numeric_input),
+    # -1, 0 or 1 of the input's dtype (a bool is itself); torch.sign's kernel on every
+    # device for integers, never through a float (a fused kernel has no hl.sign)
+    aten.sign.default: Row(ew.unary(hl.SignOp)),
+    aten.sgn.default: Row(ew.unary(hl.SignOp)),
     aten.atan.default: Row(ew.unary(hl.AtanOp), ew.floating_input),
     aten.tan.default: Row(ew.unary(hl.TanOp), ew.floating_input),
     aten.abs.default: Row(ew.unary(hl.AbsOp)),
