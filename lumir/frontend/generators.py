@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import torch
 from torch import fx
 from torch.fx.experimental.symbolic_shapes import statically_known_true
-from xdsl.dialects.builtin import TensorType, i64
+from xdsl.dialects.builtin import TensorType, i1, i64
 from xdsl.ir import SSAValue
 
 from lumir.dialects import hl
@@ -209,6 +209,8 @@ def convert_index_put(cx: ImportContext, node: fx.Node) -> SSAValue:
     the end first, as torch's indexing counts them (index_copy takes none), and the
     values broadcast to the slices they fill."""
     x, given, values = node.args[:3]
+    if _mask_of(node) is not None:
+        return _convert_masked_put(cx, node)
     dim = next(d for d, index in enumerate(given) if index is not None)  # type: ignore[arg-type]
     index = cx.value(given[dim])  # type: ignore[index]
     size = cx.shape(x)[dim]  # type: ignore[arg-type]
@@ -229,13 +231,91 @@ def convert_index_put(cx: ImportContext, node: fx.Node) -> SSAValue:
     return cx.emit(hl.IndexCopyOp(cx.value(x), dim, wrapped, source))
 
 
+def _accumulates(node: fx.Node) -> bool:
+    return bool(node.args[3] if len(node.args) > 3 else node.kwargs.get("accumulate", False))
+
+
+def _mask_of(node: fx.Node) -> fx.Node | None:
+    """The one index of an index_put when it is a boolean mask over x's leading
+    dimensions (`x[mask] = v`, `x[mask] += v`); else None."""
+    given = node.args[1]
+    if not isinstance(given, list | tuple) or len(given) != 1:
+        return None
+    mask = given[0]
+    value = mask.meta.get("val") if isinstance(mask, fx.Node) else None
+    if not isinstance(value, torch.Tensor) or value.dtype != torch.bool:
+        return None
+    return mask
+
+
+def _convert_masked_put(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """aten.index_put(x, [mask], values, accumulate) with a boolean mask of x's leading
+    dimensions and values that broadcast to one selected slice (see `_masked_put_check`):
+    every selected element takes the same value, so it is `where(mask, values, x)`
+    (with `accumulate`, `where(mask, x + values, x)`: each element is selected once),
+    the mask and the values shaped to broadcast along x's dimensions."""
+    x, _, values = node.args[:3]
+    mask = _mask_of(node)
+    assert mask is not None
+    shape = cx.shape(x)  # type: ignore[arg-type]
+    leading = len(cx.shape(mask))
+    rest = list(shape[leading:])
+    condition = cx.reshape(cx.value(mask), TensorType(i1, [*shape[:leading], *[1] * len(rest)]))
+    source = cx.value(values)
+    source_type = source.type
+    assert isinstance(source_type, TensorType)
+    given_shape = list(source_type.get_shape())
+    trailing = given_shape[max(0, len(given_shape) - len(rest)) :]
+    ranked = [1] * (len(shape) - len(trailing)) + trailing
+    source = cx.reshape(source, TensorType(source_type.element_type, ranked))
+    base = cx.value(x)
+    if _accumulates(node):
+        source = cx.emit(hl.AddOp(base, source))
+    result_type = base.type
+    return cx.emit(hl.WhereOp(operands=[condition, source, base], result_types=[result_type]))
+
+
+def _masked_put_check(node: fx.Node) -> str | None:
+    """A boolean mask of x's leading dimensions (torch requires its shape to be theirs)
+    and values of x's dtype that broadcast to one selected slice (x's remaining
+    dimensions, with at most a leading 1): values with a row per selected element depend
+    on how many the mask selects and stay in eager, as does a bool x with `accumulate`."""
+    x, given, values = node.args[:3]
+    x_val, mask_val, values_val = (
+        a.meta.get("val") if isinstance(a, fx.Node) else None
+        for a in (x, given[0], values)  # type: ignore[index]
+    )
+    if not isinstance(x_val, torch.Tensor) or not isinstance(values_val, torch.Tensor):
+        return "not a tensor index_put"
+    assert isinstance(mask_val, torch.Tensor)
+    leading = mask_val.dim()
+    if leading > x_val.dim() or any(
+        expression(m) != expression(s) for m, s in zip(mask_val.shape, x_val.shape, strict=False)
+    ):
+        return "a boolean mask that is not of x's leading dimensions"
+    rest = list(x_val.shape[leading:])
+    extra = values_val.dim() - len(rest)
+    trailing = list(values_val.shape[max(extra, 0) :])
+    broadcasts = (extra <= 0 or (extra == 1 and expression(values_val.shape[0]) == 1)) and all(
+        expression(size) == 1 or expression(size) == expression(target)
+        for size, target in zip(trailing, rest[len(rest) - len(trailing) :], strict=True)
+    )
+    if values_val.dtype != x_val.dtype or not broadcasts:
+        return "a boolean mask with values of another dtype, or one per selected element"
+    if _accumulates(node) and x_val.dtype == torch.bool:
+        return "accumulate=True into a bool tensor"
+    return None
+
+
 def index_put_check(node: fx.Node) -> str | None:
     """One 1-D int64 index tensor, after only `None`s, no accumulation, and values of
     exactly the indexed slices' shape and the input's dtype (torch would broadcast
-    other values, and sum with `accumulate`); anything else stays in eager."""
+    other values, and sum with `accumulate`); or a boolean mask of x's leading
+    dimensions (`_masked_put_check`). Anything else stays in eager."""
+    if _mask_of(node) is not None:
+        return _masked_put_check(node)
     x, given, values = node.args[:3]
-    accumulate = node.args[3] if len(node.args) > 3 else node.kwargs.get("accumulate", False)
-    if accumulate:
+    if _accumulates(node):
         return "accumulate=True (a scatter-add)"
     given = list(given)  # type: ignore[arg-type]
     while given and given[-1] is None:

@@ -168,9 +168,9 @@ def test_a_tensor_indexed_write_of_one_dimension_runs_in_lumir(position, device)
     [
         lambda x, i, v: x.index_put((i,), v, accumulate=True),
         lambda x, i, v: x.index_put((i, i), v[:, 0]),
-        lambda x, i, v: x.index_put((x[:, 0] > 0,), v[0]),
+        lambda x, i, v: x.index_put((torch.arange(4) % 2 == 0,), v),
     ],
-    ids=["accumulate", "two-indices", "mask"],
+    ids=["accumulate", "two-indices", "mask-with-a-row-per-selected-element"],
 )
 @torch.no_grad()
 def test_other_index_puts_stay_in_eager_and_match(write):
@@ -180,3 +180,79 @@ def test_other_index_puts_stay_in_eager_and_match(write):
     compiled = torch.compile(lambda x, i, v: write(x, i, v) * 2, backend="lumir")
     torch.testing.assert_close(compiled(x, i, v), write(x, i, v) * 2)
     assert any("aten.index_put" in op for g in stats.GRAPHS for op in g.fallback_ops)
+
+
+_BF = torch.tensor([[True, False, True], [False, False, True], [True, True, True], [False] * 3])
+MASKED_WRITES = {
+    "full mask, 0-d zero (wav2vec 2.0's padded frames)": (
+        lambda x, m, v: x.index_put((~m,), torch.tensor(0.0, dtype=x.dtype)),
+        (4, 3),
+    ),
+    "full mask, one-element value": (lambda x, m, v: x.index_put((m,), v[0, :1]), (4, 3)),
+    "leading mask, 0-d value": (lambda x, m, v: x.index_put((m,), v[0, 0]), (4, 3, 5)),
+    "leading mask, a row of values": (lambda x, m, v: x.index_put((m,), v[0, :5]), (4, 3, 5)),
+    "leading mask, a 1 x row of values": (
+        lambda x, m, v: x.index_put((m,), v[0, :5].reshape(1, 5)),
+        (4, 3, 5),
+    ),
+    "one-dimensional mask of rows": (lambda x, m, v: x.index_put((m[:, 0],), v[0, :5]), (4, 5)),
+    "full mask, accumulate": (
+        lambda x, m, v: x.index_put((m,), v[0, 0], accumulate=True),
+        (4, 3),
+    ),
+    "leading mask, accumulate a row": (
+        lambda x, m, v: x.index_put((m,), v[0, :5], accumulate=True),
+        (4, 3, 5),
+    ),
+}
+
+
+@pytest.mark.parametrize("device", CPU_AND_CUDA)
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int64])
+@pytest.mark.parametrize("name", sorted(MASKED_WRITES))
+@torch.no_grad()
+def test_a_boolean_mask_write_of_one_value_is_a_where(name, dtype, layout, device):
+    """`x[mask] = v` with a boolean mask of x's leading dimensions writes the same value
+    (a 0-d tensor, or values that broadcast to one selected slice) at every selected
+    position: `where(mask, v, x)`, no data-dependent shape, in one partition without a
+    fallback; `accumulate` adds it once to each selected element. Eager's values, dtype
+    and strides (a transposed x keeps its layout)."""
+    write, shape = MASKED_WRITES[name]
+    generator = torch.Generator().manual_seed(0)
+    x = (torch.randn(shape, generator=generator) * 100).to(dtype).to(device)
+    if layout == "transposed":
+        x = x.transpose(0, 1).contiguous().transpose(0, 1)
+    mask = _BF[:, : shape[1]].to(device)
+    values = (torch.randn(8, 8, generator=generator) * 100).to(dtype).to(device)
+
+    def f(a, m, v):
+        return write(a * 2, m, v) + 1
+
+    got = _compiled(f, x, mask, values)
+    want = f(x, mask, values)
+    assert (got.shape, got.stride(), got.dtype) == (want.shape, want.stride(), want.dtype)
+    assert torch.equal(got, want)
+
+
+@torch.no_grad()
+def test_a_padded_frame_mask_written_in_place_compiles_under_dynamic_lengths():
+    """wav2vec 2.0's `hidden_states[~mask] = 0` between two products, at several lengths
+    with `dynamic=True`: one partition, no fallback, eager's values."""
+    w = torch.randn(8, 8, generator=torch.Generator().manual_seed(1))
+
+    def f(x, m):
+        h = x @ w
+        h[~m] = 0
+        return h @ w
+
+    torch._dynamo.reset()
+    stats.reset()
+    compiled = torch.compile(f, backend="lumir", dynamic=True, options={"report": False})
+    for length in (5, 6, 9):
+        x = torch.randn(length, 8)
+        m = torch.ones(length, 8, dtype=torch.bool)
+        m[length - 2 :] = False
+        torch.testing.assert_close(compiled(x, m), f(x, m))
+    assert stats.GRAPHS
+    assert all(not g.fallback_ops and len(g.partitions) == 1 for g in stats.GRAPHS), stats.GRAPHS
