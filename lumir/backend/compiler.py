@@ -39,7 +39,7 @@ from lumir.backend.partition import CompiledPartition
 from lumir.backend.partitions import propose_partitions
 from lumir.backend.report import report_line
 from lumir.backend.stats import GraphStats, PartitionStats, new_graph
-from lumir.backend.storage_readers import storage_views
+from lumir.backend.storage_readers import relay_storage_reads, storage_views
 from lumir.frontend import lumir_decompositions, target_name, unsupported_reason
 from lumir.frontend.dtypes import is_imported
 from lumir.frontend.table import is_shape_node
@@ -250,6 +250,7 @@ def compile_aten_graph(
             options,
             stats,
         )
+    relay_storage_reads(result)
     stats.compile_ms = (time.perf_counter() - start) * 1000.0
     _warn(gm, stats, bool(partitions))
     if options.report:

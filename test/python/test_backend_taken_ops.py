@@ -76,3 +76,25 @@ def test_diagonal_of_an_input_is_a_view_of_it() -> None:
     )
     result.add_(100.0)
     assert torch.equal(torch.diagonal(x, 1, 0, 2), result)
+
+
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_diagonal_of_an_eager_result_laid_out_unlike_its_trace_reads_the_right_elements(
+    dynamic: bool,
+) -> None:
+    # index.Tensor of a permuted input is traced at strides (6, 1, 1, 2) and computed at
+    # (6, 6, 3, 1); it runs in eager (the as_strided reads its storage), and diagonal's
+    # as_strided addresses it at the traced strides: the copy into them keeps it right.
+    def function(x: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
+        return (-2 * x[:, :, index]).diagonal(0, 1, 2)
+
+    torch._dynamo.reset()
+    compiled = torch.compile(function, backend="lumir", dynamic=dynamic)
+    for batch in (2, 3):
+        generator = torch.Generator().manual_seed(batch)
+        x = torch.randn(batch, 3, 3, 1, generator=generator).permute(0, 3, 1, 2)
+        index = torch.randint(0, 3, (2,), generator=generator)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", LumirFallbackWarning)
+            result = compiled(x, index)
+        assert torch.equal(result, function(x, index))
