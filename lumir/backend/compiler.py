@@ -41,6 +41,7 @@ from lumir.backend.report import report_line
 from lumir.backend.stats import GraphStats, PartitionStats, new_graph
 from lumir.backend.storage_readers import relay_storage_reads, storage_views
 from lumir.frontend import lumir_decompositions, target_name, unsupported_reason
+from lumir.frontend.decompositions import with_eager_layouts
 from lumir.frontend.dtypes import is_imported
 from lumir.frontend.table import is_shape_node
 
@@ -171,7 +172,7 @@ def lumir_backend(
         decompositions=lumir_decompositions(),
     )
     try:
-        return backend(gm, example_inputs)
+        return backend(with_eager_layouts(gm), example_inputs)
     except _TORCH_SIGNALS:
         raise  # Dynamo's own control flow (restart analysis), or a user's shape contract
     except Exception as error:  # a lumir failure must never cost the user their model

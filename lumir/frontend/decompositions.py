@@ -38,6 +38,10 @@ its projections, attention and norms (lumir.frontend.transformer_decompositions)
 Scaled-dot-product
 attention is deliberately absent: it stays one fused-attention node, imported as
 `hl.sdpa`.
+
+Upsampling and `max_pool1d` are decomposed by torch itself while tracing, before this
+table is asked, at strides unlike eager's: `with_eager_layouts` makes the graph Dynamo
+hands the backend call them with their result laid out as ATen's kernels lay it out.
 """
 
 from __future__ import annotations
@@ -392,6 +396,164 @@ OWN_DECOMPOSITIONS: dict[object, Callable[..., object]] = {
     aten.var_mean.correction: _var_mean,
 }
 """Overloads lumir decomposes itself, where torch's decomposition needs an op `hl` lacks."""
+
+
+def _upsampled(call: Callable[..., object], mode: Callable[..., str] | None = None):
+    """`call` (an upsampling: `F.interpolate`, `torch._C._nn.upsample_bilinear2d`,
+    `aten.upsample_nearest1d.vec`, ...) with its result at ATen's strides: those of a
+    fresh tensor in the input's suggested memory format for a 2-d or 3-d upsampling
+    (`_channels_last`; ATen's UpSample*.cpp metas), contiguous for a 1-d one, on the
+    devices of `_UPSAMPLED_DEVICES`. torch's decompositions of these overloads
+    (torch._decomp, registered as their Autograd kernels, so they run before
+    aot_autograd's table is asked) keep a 3-d input's permutation and odd strides of
+    size-1 dimensions. `mode` reads the mode from the call's arguments after the input:
+    an "area" interpolation is an adaptive average pool, which lumir's table lays out
+    itself."""
+
+    def upsample(*args: object, **kwargs: object) -> object:
+        result = call(*args, **kwargs)
+        input = _first_tensor(args, kwargs)
+        if mode is not None and mode(*args[1:], **kwargs) == "area":
+            return result
+        if not isinstance(result, torch.Tensor) or input is None:
+            return result
+        if input.device.type not in _UPSAMPLED_DEVICES:
+            return result
+        return _in_layout(result, _channels_last(input))
+
+    return _named(upsample, call)
+
+
+def _interpolation_mode(
+    size: object = None,
+    scale_factor: object = None,
+    mode: str = "nearest",
+    *_: object,
+    **__: object,
+) -> str:
+    """The `mode` of `F.interpolate` (or `F.upsample`) from its arguments after the input
+    (a keyword `input` is not among them)."""
+    return mode
+
+
+def _first_tensor(args: tuple[object, ...], kwargs: dict[str, object]) -> torch.Tensor | None:
+    """A call's input: its first positional argument, or its `input` (`self`) keyword."""
+    first = args[0] if args else kwargs.get("input", kwargs.get("self"))
+    return first if isinstance(first, torch.Tensor) else None
+
+
+_UPSAMPLED_DEVICES = ("cpu",)
+"""The devices where `_upsampled` lays results out as ATen does, those checked against
+eager. ATen's CUDA kernels allocate through the same metas (UpSampleNearest2d.cu and
+UpSampleBilinear2d.cu write a channels-last output through a contiguous buffer and copy
+back where their channels-last path is not taken: fewer than 4 / 16 channels), so
+eager's CUDA layout is the same rule, but it has not been checked on a GPU; torch's
+decompositions there give a contiguous result for those channel counts."""
+
+
+def _max_pool1d(call: Callable[..., object]):
+    """`call` (`F.max_pool1d`, `torch.max_pool1d`, `aten.max_pool1d`) with its result
+    contiguous where ATen's is: ATen's max_pool1d (MaxPooling.cpp, CompositeImplicit)
+    runs its own CPU kernel into a fresh contiguous tensor when no gradient is needed,
+    but under tracing (a FakeTensor is subclass-like) always takes the
+    max_pool1d_with_indices path (a 2-d pool of the unsqueezed input, channels last
+    for a transposed one). With a gradient, or off the CPU, eager takes that path too.
+    A call that returns the indices (`return_indices=True`) is that path."""
+
+    def pool(*args: object, **kwargs: object) -> object:
+        result = call(*args, **kwargs)
+        input = _first_tensor(args, kwargs)
+        if (
+            isinstance(result, torch.Tensor)
+            and input is not None
+            and input.device.type == "cpu"
+            and not (input.requires_grad and torch.is_grad_enabled())
+        ):
+            return _in_layout(result, None)
+        return result
+
+    return _named(pool, call)
+
+
+def _named(wrapper: Callable[..., object], call: object) -> Callable[..., object]:
+    """`wrapper` named after `call` but in this module: not `functools.wraps`, whose
+    module (torch's) would make the generated code of a graph calling it name
+    `call` itself (torch.fx writes a function of a torch module by its path)."""
+    name = str(getattr(call, "__name__", None) or call).replace(".", "_")
+    wrapper.__name__ = wrapper.__qualname__ = f"eager_layout_{name}"
+    return wrapper
+
+
+_UPSAMPLINGS = (
+    "upsample_nearest1d",
+    "upsample_nearest2d",
+    "upsample_nearest3d",
+    "_upsample_nearest_exact1d",
+    "_upsample_nearest_exact2d",
+    "_upsample_nearest_exact3d",
+    "upsample_linear1d",
+    "upsample_bilinear2d",
+    "upsample_bicubic2d",
+    "upsample_trilinear3d",
+    "_upsample_bilinear2d_aa",
+    "_upsample_bicubic2d_aa",
+)
+"""The ATen upsampling functions (each the `torch._C._nn` builtin and the `aten` packet
+and overloads of that name)."""
+
+
+@functools.cache
+def _eager_layout_calls() -> dict[object, Callable[..., object]]:
+    """Dynamo-level call target -> the same call with eager's result strides, for the
+    calls whose result torch lays out otherwise while tracing, before any entry of the
+    decomposition table is asked (see `with_eager_layouts`)."""
+    functional = torch.nn.functional
+    calls: dict[object, Callable[..., object]] = {
+        functional.interpolate: _upsampled(functional.interpolate, _interpolation_mode),
+        functional.upsample: _upsampled(functional.upsample, _interpolation_mode),
+        functional.upsample_nearest: _upsampled(functional.upsample_nearest),
+        functional.upsample_bilinear: _upsampled(functional.upsample_bilinear),
+    }
+    for name in _UPSAMPLINGS:
+        packet = getattr(aten, name)
+        targets = [packet, *(getattr(packet, o) for o in packet.overloads() if o != "out")]
+        builtin = getattr(torch._C._nn, name, None)
+        for target in [*targets, *([builtin] if builtin is not None else [])]:
+            calls[target] = _upsampled(target)
+    for target in (
+        functional.max_pool1d,
+        torch.max_pool1d,
+        aten.max_pool1d,
+        aten.max_pool1d.default,
+    ):
+        calls[target] = _max_pool1d(target)
+    return calls
+
+
+def with_eager_layouts(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
+    """`gm` (the graph Dynamo hands the backend) with its upsamplings and its
+    `max_pool1d`s calling `_eager_layout_calls`' versions, so that aot_autograd traces
+    their results at eager's strides and every op after them (an output's layout
+    follows its inputs') sees those. torch decomposes these calls while tracing through
+    kernels of its own (torch._decomp's `py_impl`s, ATen's max_pool1d), not through
+    the table: the table cannot lay them out. A `clone` in the traced graph is the
+    value itself in `hl`. `gm` is changed in place (its calls do in eager what they did,
+    copied once) and returned; one without such calls is left alone."""
+    calls = _eager_layout_calls()
+    changed = False
+    for node in gm.graph.nodes:
+        if node.op != "call_function":
+            continue
+        try:
+            replacement = calls.get(node.target)
+        except TypeError:  # an unhashable target
+            continue
+        if replacement is not None:
+            node.target = replacement
+            changed = True
+    if changed:
+        gm.recompile()
+    return gm
 
 
 def _torch_decompositions() -> dict[object, Callable[..., object]]:
