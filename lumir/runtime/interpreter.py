@@ -26,7 +26,6 @@ from lumir.dialects.cublaslt import MatmulDescriptor
 from lumir.runtime.buffers import constant_tensor, data_type_dtype, shaped_type_parts
 from lumir.runtime.fused_reference import bind_fused_body
 from lumir.runtime.hl_torch import UnknownKernelError, bind_kernel, gelu_tanh
-from lumir.runtime.reference_gemm import compute_inputs, rounded_product
 
 
 def find_function(module: ModuleOp, name: str | None = None) -> FuncOp:
@@ -154,20 +153,18 @@ def unfused_matmul(
     """A `cublaslt.matmul` as separate torch ops on its operand tensors.
 
     activation(alpha * op(A) @ op(B) + beta * C + bias) in float32 (float64 for f64 or
-    integer inputs), with each operand read as the matrix its order makes of it, as the
-    compute type's multipliers see it (a `_FAST_` type rounds it, a 16-bit type keeps
-    the product in f16, as `lumir.runtime.reference_gemm` does) and the result rounded
-    to D's data type and laid out in D's order. C is read when
+    integer inputs), with each operand read as the matrix its order makes of it and the
+    result rounded to D's data type and laid out in D's order. C is read when
     beta != 0, the bias is added along the rows of D, GELU is the tanh form.
     """
     work = _working_dtype(desc)
-    lhs = compute_inputs(_as_matrix(a, desc.order_a).to(work), desc.compute_type).to(work)
-    rhs = compute_inputs(_as_matrix(b, desc.order_b).to(work), desc.compute_type).to(work)
+    lhs = _as_matrix(a, desc.order_a).to(work)
+    rhs = _as_matrix(b, desc.order_b).to(work)
     if desc.transa is Transpose.T:
         lhs = lhs.transpose(-1, -2)
     if desc.transb is Transpose.T:
         rhs = rhs.transpose(-1, -2)
-    x = desc.alpha * rounded_product(torch.matmul(lhs, rhs), desc.compute_type).to(work)
+    x = desc.alpha * torch.matmul(lhs, rhs)
     if desc.beta != 0.0 and c is not None:
         x = x + desc.beta * _as_matrix(c, desc.order_c).to(work)
     if bias is not None:

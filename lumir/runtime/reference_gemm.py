@@ -120,10 +120,8 @@ def _round_tf32(x: torch.Tensor) -> torch.Tensor:
     return torch.where(finite, rounded.view(torch.float32).to(torch.float64), x)
 
 
-def compute_inputs(x: torch.Tensor, compute_type: ComputeType) -> torch.Tensor:
-    """A or B as the compute type's multipliers see them (float64 where rounded): a
-    `_FAST_` compute type rounds f32 operands to f16, bf16 or TF32 before multiplying.
-    The unfused reference (`lumir.runtime.interpreter`) reads them the same way."""
+def _compute_inputs(x: torch.Tensor, compute_type: ComputeType) -> torch.Tensor:
+    """A or B as the compute type's multipliers see them."""
     if compute_type is ComputeType.COMPUTE_32F_FAST_16F:
         return _round_to(x, torch.float16)
     if compute_type is ComputeType.COMPUTE_32F_FAST_16BF:
@@ -131,13 +129,6 @@ def compute_inputs(x: torch.Tensor, compute_type: ComputeType) -> torch.Tensor:
     if compute_type is ComputeType.COMPUTE_32F_FAST_TF32:
         return _round_tf32(x)
     return x
-
-
-def rounded_product(product: torch.Tensor, compute_type: ComputeType) -> torch.Tensor:
-    """op(A) op(B) as the compute type holds it: a 16-bit compute type keeps it in f16."""
-    if compute_type in (ComputeType.COMPUTE_16F, ComputeType.COMPUTE_16F_PEDANTIC):
-        return _round_to(product, torch.float16)
-    return product
 
 
 def scale_as_read(value: float, scale_type: DataType) -> float:
@@ -246,13 +237,15 @@ class ReferenceGemmPlan:
     def _values(self) -> torch.Tensor:
         """D's values, (batch, m, n), from the operands' current contents."""
         desc = self.descriptor
-        a = compute_inputs(self._a.to(torch.float64), desc.compute_type)
-        b = compute_inputs(self._b.to(torch.float64), desc.compute_type)
+        a = _compute_inputs(self._a.to(torch.float64), desc.compute_type)
+        b = _compute_inputs(self._b.to(torch.float64), desc.compute_type)
         if desc.transa is Transpose.T:
             a = a.transpose(1, 2)
         if desc.transb is Transpose.T:
             b = b.transpose(1, 2)
-        product = rounded_product(torch.matmul(a, b), desc.compute_type)
+        product = torch.matmul(a, b)
+        if desc.compute_type in (ComputeType.COMPUTE_16F, ComputeType.COMPUTE_16F_PEDANTIC):
+            product = _round_to(product, torch.float16)
         x = self.alpha * product
         if self._c is not None:
             x = x + self.beta * self._c.to(torch.float64)

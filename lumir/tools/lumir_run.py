@@ -33,7 +33,9 @@ from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import SSAValue
 
+from lumir.cublaslt_enums import ComputeType
 from lumir.diagnostics import Diagnostic, LumirDiagnosticError, op_diagnostic
+from lumir.dialects.cublaslt import MatmulOp
 from lumir.dialects.hl import EmbeddingOp
 from lumir.runtime import DeviceUnavailableError, interpret, load
 from lumir.runtime.buffers import UnsupportedTypeError, shaped_type_parts, torch_dtype
@@ -159,8 +161,21 @@ def _index_range(value: SSAValue) -> tuple[int, int]:
     return -4, 5
 
 
+FAST_MULTIPLIER_DTYPES: dict[ComputeType, torch.dtype] = {
+    ComputeType.COMPUTE_32F_FAST_16F: torch.float16,
+    ComputeType.COMPUTE_32F_FAST_16BF: torch.bfloat16,
+    ComputeType.COMPUTE_32F_FAST_TF32: torch.float16,
+}
+"""The precision a `_FAST_` compute type lets cuBLASLt multiply f32 operands in (TF32
+keeps f16's 10 mantissa bits). cuBLASLt may round the operands or not: on an H100 the
+f16 and TF32 modes rounded a small GEMM's operands and the bf16 mode did not, while the
+CPU executor always rounds them. The unfused reference multiplies in f32, and the
+comparison allows that precision, so both readings pass."""
+
+
 def working_dtypes(func: FuncOp) -> list[torch.dtype]:
-    """The floating dtypes the reference computes in: its arguments' and every result's."""
+    """The floating dtypes the reference computes in: its arguments' and every result's,
+    and the multiplier precision of every `_FAST_` matmul (`FAST_MULTIPLIER_DTYPES`)."""
     types = [arg.type for arg in func.body.block.args]
     types += [result.type for op in func.walk() for result in op.results]
     found: list[torch.dtype] = []
@@ -171,6 +186,11 @@ def working_dtypes(func: FuncOp) -> list[torch.dtype]:
             except UnsupportedTypeError:
                 continue
             if dtype.is_floating_point and dtype not in found:
+                found.append(dtype)
+    for op in func.walk():
+        if isinstance(op, MatmulOp):
+            dtype = FAST_MULTIPLIER_DTYPES.get(op.descriptor().compute_type)
+            if dtype is not None and dtype not in found:
                 found.append(dtype)
     return found
 
