@@ -40,10 +40,12 @@ import bisect
 import math
 import re
 import struct
+import sys
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
+    AnyFloat,
     BFloat16Type,
     BytesAttr,
     ComplexType,
@@ -52,6 +54,7 @@ from xdsl.dialects.builtin import (
     Float16Type,
     Float32Type,
     Float64Type,
+    FloatAttr,
     IntAttr,
     IntegerType,
     ModuleOp,
@@ -102,6 +105,8 @@ def _bits_to_float(bits: int, element_type: Attribute) -> float | None:
     for kind, (int_format, float_format) in formats.items():
         if isinstance(element_type, kind):
             return struct.unpack(float_format, struct.pack(int_format, bits))[0]
+    if isinstance(element_type, AnyFloat) and element_type.bitwidth == 8:  # the f8 types
+        return next(element_type.iter_unpack(bytes([bits & 0xFF])))
     return None
 
 
@@ -123,37 +128,53 @@ class _TensorElement(Parser._TensorLiteralElement):
 
     def to_type(self, parser: AttrParser, type: Attribute):
         value = super().to_type(parser, type)  # type: ignore[arg-type]
-        if isinstance(value, float) and math.isfinite(value) and _overflows(value, type):
-            largest = _LARGEST_FINITE[type.name]
-            parser.raise_error(
-                f"'{self.span.text}' is out of range for {type} (largest finite magnitude "
-                f"{largest:.8g}); an infinity is written as a hex bit pattern",
-                at_position=self.span,
-            )
+        if (
+            isinstance(value, float)
+            and _DECIMAL_LITERAL.fullmatch(self.span.text)
+            and (math.isinf(value) or _overflows(value, type))
+        ):
+            parser.raise_error(_out_of_range(self.span.text, type), at_position=self.span)
         return value
 
 
-_FLOAT_WIDTHS = {"bf16": 16, "f16": 16, "f32": 32, "f64": 64}
-"""Bits of each float type a hex literal may give as a bit pattern."""
+_DECIMAL_LITERAL = re.compile(r"-?\s*[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?(?![\w.])")
+"""A decimal number as MLIR writes one (a sign, digits, a point, an exponent), not hex."""
 
-_LARGEST_FINITE = {"bf16": 3.3895313892515355e38, "f16": 65504.0, "f32": 3.4028234663852886e38}
-"""The largest finite value of each narrow float type, for the out-of-range message."""
+_LARGEST_FINITE = {
+    "bf16": 3.3895313892515355e38,
+    "f16": 65504.0,
+    "f32": 3.4028234663852886e38,
+    "f64": sys.float_info.max,
+    "f8E4M3FN": 448.0,
+    "f8E5M2": 57344.0,
+}
+"""The largest finite value of each float type, for the out-of-range message."""
+
+
+def _out_of_range(literal: str, element_type: Attribute) -> str:
+    """The message for a decimal literal too large for its float type."""
+    largest = _LARGEST_FINITE.get(getattr(element_type, "name", ""))
+    bound = "" if largest is None else f" (largest finite magnitude {largest:.8g})"
+    return (
+        f"'{literal}' is out of range for {element_type}{bound}; an infinity or NaN is "
+        "written as a hex bit pattern"
+    )
 
 
 def _overflows(value: float, element_type: Attribute) -> bool:
-    """Whether a finite decimal literal rounds to an infinity in a narrow float type.
+    """Whether a finite decimal literal rounds to no finite value of its float type.
 
     xDSL's packing raises a bare OverflowError for f16 and f32 (a traceback in
-    lumir-opt) and rounds bf16 to infinity without a word; both are the literal's
-    mistake, reported where it is written.
+    lumir-opt), rounds bf16 and f8E5M2 to an infinity and f8E4M3FN to NaN without a
+    word; each is the literal's mistake, reported where it is written.
     """
-    if getattr(element_type, "name", None) not in _LARGEST_FINITE:
+    if not isinstance(element_type, AnyFloat) or element_type.bitwidth >= 64:
         return False
     try:
-        bits = int.from_bytes(element_type.pack([value]), "little")  # type: ignore[attr-defined]
+        packed = element_type.pack([value])
     except OverflowError:
         return True
-    return math.isinf(_bits_to_float(bits, element_type))
+    return not math.isfinite(next(element_type.iter_unpack(packed)))
 
 
 @dataclass
@@ -162,7 +183,7 @@ class _HexTensorElement(_TensorElement):
 
     def to_type(self, parser: AttrParser, type: Attribute):
         if isinstance(self.value, int) and not self.is_negative:
-            width = _FLOAT_WIDTHS.get(getattr(type, "name", None))
+            width = type.bitwidth if isinstance(type, AnyFloat) else None
             if width is not None and self.value >> width:
                 parser.raise_error(
                     f"hexadecimal literal '{self.span.text}' has more than the {width} bits "
@@ -309,6 +330,16 @@ class LocatedParser(Parser):
                 at_position=span,
             )
         return dimension
+
+    def parse_optional_builtin_int_or_float_attr(self):  # type: ignore[override]
+        """xDSL's `<number> : <type>`, refusing a decimal float that overflows its type
+        (xDSL made it an infinity without a word) as the dense literals do."""
+        span = self._current_token.span
+        literal = _DECIMAL_LITERAL.match(span.input.content, span.start)
+        attr = super().parse_optional_builtin_int_or_float_attr()
+        if literal is not None and isinstance(attr, FloatAttr) and math.isinf(attr.value.data):
+            self.raise_error(_out_of_range(literal.group(), attr.type), at_position=span)
+        return attr
 
     def parse_dense_int_or_fp_elements_attr(self, type):  # type: ignore[override]
         start = self._current_token.span.start
