@@ -276,15 +276,6 @@ def _suggested_format(tensor: object) -> torch.memory_format | None:
     return None if layout == torch.contiguous_format else layout
 
 
-def _channels_last(*tensors: object) -> torch.memory_format | None:
-    """The channels-last format ATen gives a pool's or upsampling's result when its input
-    (the first tensor) suggests it (`_suggested_format`), else None (contiguous)."""
-    for tensor in tensors:
-        if isinstance(tensor, torch.Tensor):
-            return _suggested_format(tensor)
-    return None
-
-
 def _in_layout(result: object, layout: torch.memory_format | None) -> object:
     """`result` at the strides of a fresh tensor in `layout` (contiguous for None), as
     ATen's kernels allocate their results: every dimension's stride, a size-1
@@ -299,7 +290,7 @@ def _in_layout(result: object, layout: torch.memory_format | None) -> object:
 
 def _with_aten_strides(decomposition: Callable[..., object], follows_input: bool = True):
     """`decomposition` with its result laid out as ATen's kernel lays it out: channels
-    last when `follows_input` and the input suggests it (`_channels_last`), contiguous
+    last when `follows_input` and the input suggests it (`_suggested_format`), contiguous
     otherwise. The strides are what user code after the op sees while aot_autograd
     traces it: torch's `repeat` keeps a permuted input's order, so WavLM's `.view` of
     its repeated position bias failed the trace where eager's contiguous result views.
@@ -307,7 +298,7 @@ def _with_aten_strides(decomposition: Callable[..., object], follows_input: bool
 
     @functools.wraps(decomposition)
     def decompose(*args: object, **kwargs: object) -> object:
-        layout = _channels_last(args[0]) if follows_input and args else None
+        layout = _suggested_format(args[0]) if follows_input and args else None
         return _in_layout(decomposition(*args, **kwargs), layout)
 
     return decompose
@@ -377,7 +368,7 @@ def _contiguous_on_cpu(decomposition: Callable[..., object]) -> Callable[..., ob
 
 _LAYOUT_FOLLOWS_INPUT = (aten._adaptive_avg_pool2d.default,)
 """Overloads whose torch decomposition returns a contiguous tensor where ATen's kernel
-lays its result out as the input suggests (`_channels_last`)."""
+lays its result out as the input suggests (`_suggested_format`)."""
 
 OWN_DECOMPOSITIONS: dict[object, Callable[..., object]] = {
     aten.roll.default: _roll,
@@ -402,7 +393,7 @@ def _upsampled(call: Callable[..., object], mode: Callable[..., str] | None = No
     """`call` (an upsampling: `F.interpolate`, `torch._C._nn.upsample_bilinear2d`,
     `aten.upsample_nearest1d.vec`, ...) with its result at ATen's strides: those of a
     fresh tensor in the input's suggested memory format for a 2-d or 3-d upsampling
-    (`_channels_last`; ATen's UpSample*.cpp metas), contiguous for a 1-d one, on the
+    (`_suggested_format`; ATen's UpSample*.cpp metas), contiguous for a 1-d one, on the
     devices of `_UPSAMPLED_DEVICES`. torch's decompositions of these overloads
     (torch._decomp, registered as their Autograd kernels, so they run before
     aot_autograd's table is asked) keep a 3-d input's permutation and odd strides of
@@ -419,7 +410,7 @@ def _upsampled(call: Callable[..., object], mode: Callable[..., str] | None = No
             return result
         if input.device.type not in _UPSAMPLED_DEVICES:
             return result
-        return _in_layout(result, _channels_last(input))
+        return _in_layout(result, _suggested_format(input))
 
     return _named(upsample, call)
 
