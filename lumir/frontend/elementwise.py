@@ -37,21 +37,25 @@ def _scalar(cx: ImportContext, value: object, element: Attribute, dtype: torch.d
     return cx.constant(literal, element)
 
 
-def _is_count(arg: object) -> bool:
-    """An int literal, or a node computing a size or its float (a dynamic divisor)."""
-    if isinstance(arg, fx.Node):
-        return isinstance(arg.meta.get("val"), torch.SymInt | torch.SymFloat)
-    return _integral(arg)
+def _is_symbolic(arg: object) -> bool:
+    """A node computing a size or a number from sizes: its value differs by length."""
+    return isinstance(arg, fx.Node) and isinstance(
+        arg.meta.get("val"), torch.SymInt | torch.SymFloat
+    )
 
 
 def _compute_dtype(
-    cx: ImportContext, node: fx.Node, result: torch.dtype, reads_scalars_exactly: bool = False
+    node: fx.Node, result: torch.dtype, reads_scalars_exactly: bool = False
 ) -> torch.dtype:
     """The dtype the op computes in: the result's, or f32 for an inexact half scalar.
 
     `reads_scalars_exactly` (mul and div): an int or a size the half dtype cannot hold
-    (257, a dynamic width of 257 that a mean divides by) also computes in f32, as ATen's
-    mul and div read a scalar at its own precision on either device; and so does a 0-d
+    (257) also computes in f32, as ATen's mul and div read a scalar at its own
+    precision on either device. A size, or a number computed from sizes (a dynamic
+    width that a mean divides by, `(n - 1) / (n + 1)`), always does, whatever its
+    value at this length: the choice is the same at every length (an exact 0.5 at one
+    length and an inexact 0.6 at the next gave two programs, and a second fusion), and
+    the f32 product rounded once is eager's value for an exact scalar too. So does a 0-d
     f32 (or wider) tensor as the second operand of a half result. ATen's CPU mul and div
     read such an operand (a Python float that `dynamic=True` lifts into a graph input is
     one) at its own precision; as the first operand, or in add and sub, they round it to
@@ -63,10 +67,9 @@ def _compute_dtype(
     for arg in node.args:
         if isinstance(arg, float) and not scalar_exactly_representable(arg, result):
             return torch.float32
-        if (
-            reads_scalars_exactly
-            and _is_count(arg)
-            and not scalar_exactly_representable(float(cx.scalar(arg)), result)
+        if reads_scalars_exactly and (
+            _is_symbolic(arg)
+            or (_integral(arg) and not scalar_exactly_representable(float(arg), result))
         ):
             return torch.float32
     second = node.args[1] if len(node.args) > 1 else None
@@ -114,7 +117,7 @@ def binary(op_class: type[hl.ElementwiseBinaryOp]) -> Converter:
         elif alpha != 1:
             compute = opmath_dtype(result)
         else:
-            compute = _compute_dtype(cx, node, result, reads_scalars_exactly)
+            compute = _compute_dtype(node, result, reads_scalars_exactly)
         lhs, rhs = _operands(cx, node, compute, 2)
         if alpha != 1:
             rhs = cx.emit(hl.MulOp(rhs, _scalar(cx, alpha, element_type(compute), compute)))
