@@ -201,34 +201,121 @@ def index_copy_check(node: fx.Node) -> str | None:
     return None
 
 
+def _index_block(node: fx.Node) -> tuple[int, list[object]]:
+    """The first indexed dimension of an index_put and its index arguments, trailing
+    `None`s (whole dimensions after the indexed ones) dropped."""
+    given = list(node.args[1])  # type: ignore[arg-type]
+    while given and given[-1] is None:
+        given.pop()
+    dim = next((d for d, index in enumerate(given) if index is not None), len(given))
+    return dim, given[dim:]
+
+
 def convert_index_put(cx: ImportContext, node: fx.Node) -> SSAValue:
     """aten.index_put(x, [None, ..., index], values) with one 1-D i64 index after whole
     dimensions (see `index_put_check`): `x[:, :, index] = values`, as a sliding-window
     cache writes its newest position (`index = tensor([-1])`). That is an
     `hl.index_copy` along the indexed dimension, with negative positions counted from
     the end first, as torch's indexing counts them (index_copy takes none), and the
-    values broadcast to the slices they fill."""
-    x, given, values = node.args[:3]
+    values broadcast to the slices they fill. Several index tensors, or one of another
+    rank, are `_convert_indices_put`."""
+    x, _, values = node.args[:3]
     if _mask_of(node) is not None:
         return _convert_masked_put(cx, node)
-    dim = next(d for d, index in enumerate(given) if index is not None)  # type: ignore[arg-type]
-    index = cx.value(given[dim])  # type: ignore[index]
+    dim, block = _index_block(node)
+    if len(block) != 1 or len(cx.shape(block[0])) != 1 or cx.dtype(block[0]) != torch.int64:  # type: ignore[arg-type]
+        return _convert_indices_put(cx, node)
+    index = cx.value(block[0])
     size = cx.shape(x)[dim]  # type: ignore[arg-type]
     index_type = index.type
     assert isinstance(index_type, TensorType)
     negative = emit_compare(cx, "lt", index, cx.constant(0, i64), index_type.get_shape())
     from_end = cx.emit(hl.AddOp(index, cx.constant(size, i64)))
     wrapped = cx.emit(hl.WhereOp(operands=[negative, from_end, index], result_types=[index_type]))
-    source = cx.value(values)
+    slices = [*cx.shape(x)[:dim], index_type.get_shape()[0], *cx.shape(x)[dim + 1 :]]  # type: ignore[arg-type]
+    source = _broadcast_to(cx, cx.value(values), slices)
+    return cx.emit(hl.IndexCopyOp(cx.value(x), dim, wrapped, source))
+
+
+def _broadcast_to(cx: ImportContext, value: SSAValue, shape: Sequence[int]) -> SSAValue:
+    """`value` broadcast to `shape` as torch broadcasts (leading 1s, then expanded)."""
+    value_type = value.type
+    assert isinstance(value_type, TensorType)
+    if list(value_type.get_shape()) == list(shape):
+        return value
+    element = value_type.element_type
+    ranked = [1] * (len(shape) - value_type.get_num_dims()) + list(value_type.get_shape())
+    value = cx.reshape(value, TensorType(element, ranked))
+    return cx.emit(hl.ExpandOp(operands=[value], result_types=[TensorType(element, list(shape))]))
+
+
+def _broadcast_sizes(shapes: Sequence[Sequence[object]]) -> list[object]:
+    """The broadcast shape of sizes that tracing found to broadcast (ints or SymInts):
+    along each axis a size other than 1, else 1, compared without guarding."""
+    rank = max((len(shape) for shape in shapes), default=0)
+    ranked = [[1] * (rank - len(shape)) + list(shape) for shape in shapes]
+    return [
+        next((size for size in column if expression(size) != 1), 1)
+        for column in zip(*ranked, strict=True)
+    ]
+
+
+def _convert_indices_put(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """aten.index_put(x, [None, ..., i0, i1, ...], values) with integer index tensors for
+    k adjacent dimensions d..d+k-1 (see `index_put_check`): `x[i0, i1] = values`, as
+    wav2vec 2.0 marks each row's last frame (`mask[(arange(b), lengths - 1)] = 1`).
+
+    The indexed dimensions are one of `x.reshape(..., n_d * ... * n_{d+k-1}, ...)`, and
+    the write an `hl.index_copy` along it at the row-major position of each broadcast
+    index tuple, negative indices counted from the end as torch counts them. A tuple
+    with a component still out of its dimension's range is given position
+    n_d * ... * n_{d+k-1}, out of range, so that index_copy refuses it as torch's
+    indexing does, rather than writing the element the flat position names. The
+    values broadcast to [x's sizes before d, the indices' broadcast shape, x's sizes
+    after the block], torch's shape of the indexed slots, then take the flat shape.
+    Duplicate tuples leave one of their values, as torch leaves one (which one is
+    unspecified in both without `accumulate`)."""
+    x, _, values = node.args[:3]
+    dim, block = _index_block(node)
+    shape = list(cx.shape(x))  # type: ignore[arg-type]
+    sizes = shape[dim : dim + len(block)]
+    common = [int(size) for size in _broadcast_sizes([cx.shape(index) for index in block])]  # type: ignore[arg-type, call-overload]
+    index_type = TensorType(i64, common)
+    zero = cx.constant(0, i64)
+    flat: SSAValue | None = None
+    in_range: list[tuple[SSAValue, int]] = []
+    for index, size in zip(block, sizes, strict=True):
+        value = _broadcast_to(cx, cx.cast(cx.value(index), i64), common)
+        negative = emit_compare(cx, "lt", value, zero, common)
+        from_end = cx.emit(hl.AddOp(value, cx.constant(size, i64)))
+        value = cx.emit(hl.WhereOp(operands=[negative, from_end, value], result_types=[index_type]))
+        in_range.append((value, size))
+        if flat is not None:
+            flat = cx.emit(hl.MulOp(flat, cx.constant(size, i64)))
+            flat = cx.emit(hl.AddOp(flat, value))
+        else:
+            flat = value
+    assert flat is not None
+    total = math.prod(sizes)
+    if len(block) > 1:
+        outside = cx.constant(total, i64)
+        for value, size in in_range:
+            for predicate, bound in (("lt", 0), ("ge", size)):
+                out = emit_compare(cx, predicate, value, cx.constant(bound, i64), common)
+                flat = cx.emit(hl.WhereOp(operands=[out, outside, flat], result_types=[index_type]))
+    count = math.prod(common)
+    flat = cx.reshape(flat, TensorType(i64, [count]))
+    before, after = shape[:dim], shape[dim + len(block) :]
+    source = _broadcast_to(cx, cx.value(values), [*before, *common, *after])
     source_type = source.type
     assert isinstance(source_type, TensorType)
-    slices = [*cx.shape(x)[:dim], index_type.get_shape()[0], *cx.shape(x)[dim + 1 :]]  # type: ignore[arg-type]
-    if list(source_type.get_shape()) != slices:  # torch broadcasts the values
-        element = source_type.element_type
-        ranked = [1] * (len(slices) - source_type.get_num_dims()) + list(source_type.get_shape())
-        source = cx.reshape(source, TensorType(element, ranked))
-        source = cx.emit(hl.ExpandOp(operands=[source], result_types=[TensorType(element, slices)]))
-    return cx.emit(hl.IndexCopyOp(cx.value(x), dim, wrapped, source))
+    source = cx.reshape(source, TensorType(source_type.element_type, [*before, count, *after]))
+    base = cx.value(x)
+    base_type = base.type
+    assert isinstance(base_type, TensorType)
+    base = cx.reshape(base, TensorType(base_type.element_type, [*before, total, *after]))
+    written = cx.emit(hl.IndexCopyOp(base, dim, flat, source))
+    return cx.reshape(written, base_type)
 
 
 def _accumulates(node: fx.Node) -> bool:
@@ -308,35 +395,32 @@ def _masked_put_check(node: fx.Node) -> str | None:
 
 
 def index_put_check(node: fx.Node) -> str | None:
-    """One 1-D int64 index tensor, after only `None`s, no accumulation, and values of
-    exactly the indexed slices' shape and the input's dtype (torch would broadcast
-    other values, and sum with `accumulate`); or a boolean mask of x's leading
-    dimensions (`_masked_put_check`). Anything else stays in eager."""
+    """Integer index tensors (int64 or int32) for adjacent dimensions after only `None`s,
+    no accumulation, and values of the input's dtype that broadcast to the indexed
+    slots; or a boolean mask of x's leading dimensions (`_masked_put_check`). Anything
+    else stays in eager: `accumulate` sums the values of duplicate index tuples, which
+    `hl.index_copy` (one value per slot) cannot; an index tensor after a `None` among
+    them moves the indexed dimensions first in torch's slot shape."""
     if _mask_of(node) is not None:
         return _masked_put_check(node)
-    x, given, values = node.args[:3]
+    x, _, values = node.args[:3]
     if _accumulates(node):
-        return "accumulate=True (a scatter-add)"
-    given = list(given)  # type: ignore[arg-type]
-    while given and given[-1] is None:
-        given.pop()
-    if not given or any(index is not None for index in given[:-1]):
-        return "not one index tensor after whole dimensions"
-    x_val, index_val, values_val = (
-        a.meta.get("val") if isinstance(a, fx.Node) else None for a in (x, given[-1], values)
-    )
-    if not (
-        isinstance(x_val, torch.Tensor)
-        and isinstance(index_val, torch.Tensor)
-        and isinstance(values_val, torch.Tensor)
-    ):
+        return "accumulate=True (a scatter-add: duplicate indices sum)"
+    dim, block = _index_block(node)
+    if not block or any(index is None for index in block):
+        return "no index tensor, or a None between index tensors"
+    x_val, values_val = (a.meta.get("val") if isinstance(a, fx.Node) else None for a in (x, values))
+    index_vals = [index.meta.get("val") if isinstance(index, fx.Node) else None for index in block]
+    if not isinstance(x_val, torch.Tensor) or not isinstance(values_val, torch.Tensor):
         return "not a tensor index_put"
-    if index_val.dtype != torch.int64 or index_val.dim() != 1:
-        return f"an index of dtype {index_val.dtype} and rank {index_val.dim()} (not 1-D int64)"
-    dim = len(given) - 1
-    slices = [*x_val.shape[:dim], index_val.shape[0], *x_val.shape[dim + 1 :]]
-    trailing = slices[len(slices) - values_val.dim() :] if values_val.dim() else []
-    broadcasts = values_val.dim() <= len(slices) and all(
+    for index_val in index_vals:
+        if not isinstance(index_val, torch.Tensor) or index_val.dtype not in _INDEX_DTYPES:
+            dtype = getattr(index_val, "dtype", None)
+            return f"an index of dtype {dtype} among several (not int64 or int32)"
+    common = _broadcast_sizes([list(index.shape) for index in index_vals])  # type: ignore[union-attr]
+    slots = [*x_val.shape[:dim], *common, *x_val.shape[dim + len(block) :]]
+    trailing = slots[len(slots) - values_val.dim() :] if values_val.dim() else []
+    broadcasts = values_val.dim() <= len(slots) and all(
         expression(size) == 1 or expression(size) == expression(target)
         for size, target in zip(values_val.shape, trailing, strict=True)
     )

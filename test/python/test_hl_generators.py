@@ -167,10 +167,18 @@ def test_a_tensor_indexed_write_of_one_dimension_runs_in_lumir(position, device)
     "write",
     [
         lambda x, i, v: x.index_put((i,), v, accumulate=True),
-        lambda x, i, v: x.index_put((i, i), v[:, 0]),
+        lambda x, i, v: x.index_put((i, i), v[:, 0], accumulate=True),
+        lambda x, i, v: x.index_put((i * 0, i * 0), v[:, 0], accumulate=True),
         lambda x, i, v: x.index_put((torch.arange(4) % 2 == 0,), v),
+        lambda x, i, v: x.index_put((torch.arange(4) % 2 == 0, i[:1]), v[:, 0]),
     ],
-    ids=["accumulate", "two-indices", "mask-with-a-row-per-selected-element"],
+    ids=[
+        "accumulate",
+        "two-indices-accumulate",
+        "two-indices-accumulate-duplicates",
+        "mask-with-a-row-per-selected-element",
+        "mask-and-an-integer-index",
+    ],
 )
 @torch.no_grad()
 def test_other_index_puts_stay_in_eager_and_match(write):
@@ -180,6 +188,103 @@ def test_other_index_puts_stay_in_eager_and_match(write):
     compiled = torch.compile(lambda x, i, v: write(x, i, v) * 2, backend="lumir")
     torch.testing.assert_close(compiled(x, i, v), write(x, i, v) * 2)
     assert any("aten.index_put" in op for g in stats.GRAPHS for op in g.fallback_ops)
+
+
+def _put(key):
+    """`y[key] = v` on a copy of x doubled (a setitem, as models write it), then + 1."""
+
+    def write(x, i, j, v):
+        y = x * 2
+        y[key(i, j)] = v
+        return y + 1
+
+    return write
+
+
+INDEXED_WRITES = {
+    "two indices, 0-d value (wav2vec 2.0's last frame per row)": (
+        _put(lambda i, j: (i, j)),
+        lambda v: v[0, 0],
+    ),
+    "two indices, a value per tuple and column": (_put(lambda i, j: (i, j)), lambda v: v[:3]),
+    "two indices, a row broadcast": (_put(lambda i, j: (i, j)), lambda v: v[0]),
+    "two indices broadcast against each other": (
+        _put(lambda i, j: (i[:, None], j[None, :])),
+        lambda v: v[:3].reshape(3, 1, 6),
+    ),
+    "two indices after a whole dimension": (
+        _put(lambda i, j: (slice(None), i % 5, j)),
+        lambda v: v[:4, :3],
+    ),
+    "three indices": (_put(lambda i, j: (i, j, j)), lambda v: v[0, :3]),
+    "int32 indices": (_put(lambda i, j: (i.int(), j.int())), lambda v: v[0, 0]),
+    "one two-dimensional index": (
+        _put(lambda i, j: (i.reshape(3, 1).expand(3, 2),)),
+        lambda v: v[0],
+    ),
+}
+
+
+@pytest.mark.parametrize("device", CPU_AND_CUDA)
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int64])
+@pytest.mark.parametrize("name", sorted(INDEXED_WRITES))
+@torch.no_grad()
+def test_a_write_through_several_index_tensors_is_an_index_copy(name, dtype, layout, device):
+    """`x[i, j] = v` with integer index tensors of adjacent dimensions (an index_put of
+    several indices; negative ones counted from the end, indices broadcast together,
+    values broadcast to the slots) is an `hl.index_copy` along those dimensions
+    flattened: one partition without a fallback, eager's values, dtype and strides."""
+    write, pick = INDEXED_WRITES[name]
+    generator = torch.Generator().manual_seed(0)
+    x = (torch.randn(4, 5, 6, generator=generator) * 100).to(dtype).to(device)
+    if layout == "transposed":
+        x = x.transpose(0, 2).contiguous().transpose(0, 2)
+    i = torch.tensor([0, -1, 2], device=device)
+    j = torch.tensor([4, 1, -3], device=device)
+    values = pick((torch.randn(8, 6, generator=generator) * 100).to(dtype).to(device))
+    got = _compiled(write, x, i, j, values)
+    want = write(x, i, j, values)
+    assert (got.shape, got.stride(), got.dtype) == (want.shape, want.stride(), want.dtype)
+    assert torch.equal(got, want)
+
+
+@torch.no_grad()
+def test_a_write_through_an_index_tuple_out_of_range_raises_as_eager_does():
+    """(0, 5) in a (4, 5, 6) tensor is out of range although its row-major position,
+    5, is (1, 0)'s: the compiled write must refuse it as eager does, not write there."""
+    write = _put(lambda i, j: (i, j))
+    x, value = torch.randn(4, 5, 6), torch.tensor(1.0)
+    compiled = torch.compile(write, backend="lumir", options={"report": False})
+    torch._dynamo.reset()
+    inside = torch.tensor([1]), torch.tensor([0])
+    torch.testing.assert_close(compiled(x, *inside, value), write(x, *inside, value))
+    for row, column in ((0, 5), (3, -6), (4, 0), (-5, 0)):
+        with pytest.raises(IndexError):
+            compiled(x, torch.tensor([row]), torch.tensor([column]), value)
+
+
+@torch.no_grad()
+def test_wav2vec2_feature_vector_attention_mask_compiles_under_dynamic_lengths():
+    """Wav2Vec2Model._get_feature_vector_attention_mask: one 1 per row at its last
+    frame (`mask[(arange(b), lengths - 1)] = 1`), then a reversed cumsum; under
+    `dynamic=True` at several batch sizes and lengths: one partition, no fallback."""
+
+    def feature_mask(lengths, frames):
+        mask = torch.zeros((lengths.shape[0], frames.shape[0]), dtype=torch.long)
+        mask[(torch.arange(mask.shape[0]), lengths - 1)] = 1
+        return mask.flip([-1]).cumsum(-1).flip([-1]).bool()
+
+    torch._dynamo.reset()
+    stats.reset()
+    compiled = torch.compile(feature_mask, backend="lumir", dynamic=True, options={"report": False})
+    generator = torch.Generator().manual_seed(0)
+    for batch, length in ((3, 9), (4, 12), (2, 7)):
+        lengths = torch.randint(1, length + 1, (batch,), generator=generator)
+        frames = torch.empty(length)
+        assert torch.equal(compiled(lengths, frames), feature_mask(lengths, frames))
+    assert stats.GRAPHS
+    assert all(not g.fallback_ops and len(g.partitions) == 1 for g in stats.GRAPHS), stats.GRAPHS
 
 
 _BF = torch.tensor([[True, False, True], [False, False, True], [True, True, True], [False] * 3])
