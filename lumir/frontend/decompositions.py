@@ -182,7 +182,9 @@ def _slice_scatter(
     it writes, reading `src` through an `index` of one dimension (torch's decomposition
     reads it with `_unsafe_masked_index`, which `hl` has no op for). A unit step is
     left to the importer's own rule (NotImplemented: the op is traced as it is). The
-    result has `x`'s dtype, as ATen's copy of `src` into a clone of `x` does."""
+    result has `x`'s dtype and strides, as ATen's copy of `src` into a clone of `x` that
+    preserves its strides has (`aten.copy`, which clones `x` so: a slice of a bigger
+    tensor keeps its gaps, an expanded one becomes dense)."""
     if step == 1:
         return NotImplemented
     dim = dim % x.dim()
@@ -193,7 +195,7 @@ def _slice_scatter(
     last = torch.sym_min(torch.sym_max(last, first), size)
     count = src.shape[dim]
     if count == 0:
-        return x.clone()
+        return aten.copy.default(x, x)
     idx = torch.arange(size, device=x.device)
     offset = idx - first
     mask = (idx >= first) & (idx < last) & (offset % step == 0)
@@ -201,8 +203,7 @@ def _slice_scatter(
     gathered = aten.index.Tensor(src, [None] * dim + [position])
     shape = [1] * x.dim()
     shape[dim] = -1
-    # `x` first: the result takes its layout, as ATen's clone of it does.
-    return torch.where(mask.view(shape).logical_not(), x, gathered.to(x.dtype))
+    return aten.copy.default(x, torch.where(mask.view(shape), gathered.to(x.dtype), x))
 
 
 def _batch_norm_inference(

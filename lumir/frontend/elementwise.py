@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 
 import torch
 from torch import fx
+from torch._prims_common import ELEMENTWISE_TYPE_PROMOTION_KIND, elementwise_dtypes
 from xdsl.dialects.builtin import StringAttr, TensorType, i1
 from xdsl.ir import Attribute, SSAValue
 
@@ -29,6 +30,8 @@ from lumir.frontend.dtypes import (
 )
 
 Converter = Callable[[ImportContext, fx.Node], SSAValue]
+
+_DEFAULT_PROMOTION = ELEMENTWISE_TYPE_PROMOTION_KIND.DEFAULT
 
 
 def _scalar(cx: ImportContext, value: object, element: Attribute, dtype: torch.dtype) -> SSAValue:
@@ -178,17 +181,24 @@ def identity(cx: ImportContext, node: fx.Node) -> SSAValue:
     return cx.value(node.args[0])
 
 
-def _common_dtype(cx: ImportContext, node: fx.Node) -> torch.dtype:
-    tensors = [
-        a.meta["val"].dtype
-        for a in node.args[:2]
-        if isinstance(a, fx.Node) and isinstance(a.meta.get("val"), torch.Tensor)
-    ]
-    dtype = tensors[0]
-    for other in tensors[1:]:
-        dtype = torch.promote_types(dtype, other)
-    if any(isinstance(a, float) for a in node.args[:2]) and not dtype.is_floating_point:
-        dtype = torch.float32
+def common_dtype(args: Sequence[object]) -> torch.dtype | None:
+    """torch's type promotion of an op's tensor and number arguments (nodes or literals;
+    others are left out), or None where it refuses them. A 0-d tensor does not promote
+    a dimensioned one of its category: a bf16 `x >= torch.tensor(0.1)` compares in bf16,
+    as eager does, and a float64 0-d tensor leaves an f32 product f32."""
+    values = []
+    for arg in args:
+        value = arg.meta.get("val") if isinstance(arg, fx.Node) else arg
+        if isinstance(value, torch.SymInt | torch.SymFloat | torch.SymBool):
+            value = {torch.SymInt: 1, torch.SymFloat: 1.0, torch.SymBool: True}[type(value)]
+        if isinstance(value, torch.Tensor | int | float | bool):
+            values.append(value)
+    if not values:
+        return None
+    try:
+        _, dtype = elementwise_dtypes(*values, type_promotion_kind=_DEFAULT_PROMOTION)
+    except Exception:  # an argument torch's promotion does not take (a complex number)
+        return None
     return dtype
 
 
@@ -208,7 +218,9 @@ def compare(predicate: str) -> Converter:
     """eq/ne/lt/le/gt/ge (Tensor and Scalar overloads) -> hl.compare, giving i1."""
 
     def convert(cx: ImportContext, node: fx.Node) -> SSAValue:
-        lhs, rhs = _operands(cx, node, _common_dtype(cx, node), 2)
+        dtype = common_dtype(node.args[:2])
+        assert dtype is not None, node
+        lhs, rhs = _operands(cx, node, dtype, 2)
         return emit_compare(cx, predicate, lhs, rhs, cx.shape(node))
 
     return convert

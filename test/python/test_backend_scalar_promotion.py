@@ -40,3 +40,35 @@ def test_a_half_product_with_a_float_of_sizes_fuses_once_over_lengths(name, dtyp
             assert torch.equal(compiled(x), function(x))
     (graph,) = stats.GRAPHS
     assert [(p.fuse_runs, p.specialisations) for p in graph.partitions] == [(1, len(lengths))]
+
+
+COMPARISONS = {
+    "bf16 >= an f32 0-d tensor": (lambda x: x >= torch.tensor(0.1001), torch.bfloat16),
+    "f16 < an f32 0-d tensor": (lambda x: x < torch.tensor(0.1001), torch.float16),
+    "bf16 == an f32 0-d tensor": (lambda x: x == torch.tensor(0.1001), torch.bfloat16),
+    "an integer >= a float of a length": (
+        lambda x: (x * 4).long() >= x.size(1) / 2,
+        torch.float32,
+    ),
+}
+
+
+@torch.no_grad()
+@pytest.mark.parametrize("dynamic", [False, True])
+@pytest.mark.parametrize("name", sorted(COMPARISONS))
+def test_a_comparison_promotes_as_torch_does(name, dynamic):
+    """A comparison computes in torch's common dtype: a 0-d tensor does not promote a
+    dimensioned one of its category (a bf16 `x >= torch.tensor(0.1001)` compares with
+    the bound rounded to bf16, 0.10009765625, which x equals), and a float promotes an
+    integer tensor (`n / 2` of a length 5 is 2.5, not 2). Both compared in the wrong
+    dtype, silently."""
+    function, dtype = COMPARISONS[name]
+    torch._dynamo.reset()
+    stats.reset()
+    compiled = torch.compile(function, backend="lumir", dynamic=dynamic)
+    x = torch.randn(4, 5, generator=torch.Generator().manual_seed(0)).to(dtype)
+    x[0, :2] = torch.tensor([0.10009765625, 0.625])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LumirFallbackWarning)
+        assert torch.equal(compiled(x), function(x))
+    assert [len(graph.partitions) for graph in stats.GRAPHS] == [1]

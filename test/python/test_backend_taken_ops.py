@@ -98,3 +98,27 @@ def test_diagonal_of_an_eager_result_laid_out_unlike_its_trace_reads_the_right_e
             warnings.simplefilter("ignore", LumirFallbackWarning)
             result = compiled(x, index)
         assert torch.equal(result, function(x, index))
+
+
+GAPPED_INPUTS = {
+    "every-other-row": lambda: torch.randn(4, 10, 6)[:, ::2],
+    "a-window": lambda: torch.randn(4, 7, 6)[:, 1:6],
+    "permuted-every-other": lambda: torch.randn(12, 5, 4).permute(2, 1, 0)[:, :, ::2],
+    "expanded": lambda: torch.randn(4, 1, 6).expand(4, 5, 6),
+}
+
+
+@pytest.mark.parametrize("layout", list(GAPPED_INPUTS))
+@pytest.mark.parametrize("name", [name for name in CASES if name.startswith("slice_scatter")])
+def test_a_strided_slice_scatter_of_an_input_with_gaps_keeps_its_strides(
+    name: str, layout: str
+) -> None:
+    """ATen's slice_scatter writes into a clone of x that keeps x's strides (gaps and
+    all: `clone_preserve_strides`; an expanded x becomes dense): the compiled one
+    returns them too, not those of a fresh tensor."""
+    torch.manual_seed(0)
+    x = GAPPED_INPUTS[layout]()
+    expected = CASES[name](x)
+    result = _compiled(CASES[name], x)
+    assert (result.dtype, result.stride()) == (expected.dtype, expected.stride())
+    torch.testing.assert_close(result, expected, atol=0, rtol=0)
