@@ -40,8 +40,11 @@ attention is deliberately absent: it stays one fused-attention node, imported as
 `hl.sdpa`.
 
 Upsampling and `max_pool1d` are decomposed by torch itself while tracing, before this
-table is asked, at strides unlike eager's: `with_eager_layouts` makes the graph Dynamo
-hands the backend call them with their result laid out as ATen's kernels lay it out.
+table is asked, at strides unlike eager's, and an out-of-place rrelu (contiguous in
+ATen) reaches the table as the functional op an in-place one (in its tensor's layout)
+also becomes: `with_eager_layouts` makes the graph Dynamo hands the backend call them
+with their result laid out as ATen's kernels lay it out. An eval-mode rrelu is a leaky
+ReLU (`_rrelu_with_noise`).
 """
 
 from __future__ import annotations
@@ -204,6 +207,24 @@ def _slice_scatter(
     shape = [1] * x.dim()
     shape[dim] = -1
     return aten.copy.default(x, torch.where(mask.view(shape), gathered.to(x.dtype), x))
+
+
+def _rrelu_with_noise(
+    x: torch.Tensor,
+    noise: torch.Tensor,
+    lower: float = 0.125,
+    upper: float = 1.0 / 3.0,
+    training: bool = False,
+    generator: object = None,
+) -> object:
+    """aten.rrelu_with_noise_functional (`F.rrelu`, `nn.RReLU`) in eval mode: a leaky
+    ReLU of slope (lower + upper) / 2, the noise untouched, in the input's layout as
+    the op's fake tensor has it (the functional op also stands for the in-place
+    `rrelu_`, which keeps its tensor's; `_contiguous_rrelu` lays out an out-of-place
+    call's result). In training the slopes are random: the op stays (in eager)."""
+    if training:
+        return NotImplemented
+    return aten.leaky_relu.default(x, (lower + upper) / 2), noise.clone()
 
 
 def _batch_norm_inference(
@@ -384,6 +405,7 @@ OWN_DECOMPOSITIONS: dict[object, Callable[..., object]] = {
     aten.avg_pool2d.default: _with_aten_strides(functools.partial(avg_pool, 2)),
     aten.avg_pool3d.default: _with_aten_strides(functools.partial(avg_pool, 3)),
     aten._native_batch_norm_legit_no_training.default: _batch_norm_inference,
+    aten.rrelu_with_noise_functional.default: _rrelu_with_noise,
     aten._transformer_encoder_layer_fwd.default: transformer_encoder_layer,
     aten.var_mean.correction: _var_mean,
 }
@@ -467,6 +489,24 @@ def _max_pool1d(call: Callable[..., object]):
     return _named(pool, call)
 
 
+def _contiguous_rrelu(call: Callable[..., object], functional: bool) -> Callable[..., object]:
+    """`call` (`F.rrelu` when `functional`, else `torch.rrelu`) with its result
+    contiguous, as ATen's rrelu_with_noise allocates it (LEGACY_CONTIGUOUS_MEMORY_FORMAT,
+    in eval and in training), where the traced op keeps the input's layout (its meta
+    is `empty_like`). An in-place `F.rrelu` (`inplace=True`, its fifth argument) keeps
+    its tensor's layout in eager and is left as it is: functionalization makes it the
+    same functional op as an out-of-place one, so the table cannot tell them apart."""
+
+    def rrelu(*args: object, **kwargs: object) -> object:
+        result = call(*args, **kwargs)
+        inplace = functional and kwargs.get("inplace", len(args) > 4 and args[4])
+        if not isinstance(result, torch.Tensor) or inplace:
+            return result
+        return _in_layout(result, None)
+
+    return _named(rrelu, call)
+
+
 def _named(wrapper: Callable[..., object], call: object) -> Callable[..., object]:
     """`wrapper` named after `call` but in this module: not `functools.wraps`, whose
     module (torch's) would make the generated code of a graph calling it name
@@ -519,18 +559,22 @@ def _eager_layout_calls() -> dict[object, Callable[..., object]]:
         aten.max_pool1d.default,
     ):
         calls[target] = _max_pool1d(target)
+    calls[functional.rrelu] = _contiguous_rrelu(functional.rrelu, functional=True)
+    calls[torch.rrelu] = _contiguous_rrelu(torch.rrelu, functional=False)
     return calls
 
 
 def with_eager_layouts(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
-    """`gm` (the graph Dynamo hands the backend) with its upsamplings and its
-    `max_pool1d`s calling `_eager_layout_calls`' versions, so that aot_autograd traces
-    their results at eager's strides and every op after them (an output's layout
-    follows its inputs') sees those. torch decomposes these calls while tracing through
-    kernels of its own (torch._decomp's `py_impl`s, ATen's max_pool1d), not through
-    the table: the table cannot lay them out. A `clone` in the traced graph is the
-    value itself in `hl`. `gm` is changed in place (its calls do in eager what they did,
-    copied once) and returned; one without such calls is left alone."""
+    """`gm` (the graph Dynamo hands the backend) with its upsamplings, its
+    `max_pool1d`s and its out-of-place rrelus calling `_eager_layout_calls`' versions,
+    so that aot_autograd traces their results at eager's strides and every op after
+    them (an output's layout follows its inputs') sees those. torch decomposes the
+    first two while tracing through kernels of its own (torch._decomp's `py_impl`s,
+    ATen's max_pool1d), not through the table, and an rrelu reaches the table as the
+    functional op an in-place one also becomes: the table cannot lay them out. A
+    `clone` in the traced graph is the value itself in `hl`. `gm` is changed in place
+    (its calls do in eager what they did, copied once) and returned; one without such
+    calls is left alone."""
     calls = _eager_layout_calls()
     changed = False
     for node in gm.graph.nodes:

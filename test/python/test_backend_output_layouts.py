@@ -305,6 +305,53 @@ def test_logsigmoid_on_the_cpu_is_contiguous_as_atens(name):
     torch.testing.assert_close(got, want)
 
 
+RRELUS = {
+    "F.rrelu": lambda x: torch.nn.functional.rrelu(x) * 2,
+    "torch.rrelu": lambda x: torch.rrelu(x, 0.1, 0.3),
+    "nn.RReLU": torch.nn.RReLU().eval(),
+    "inplace": lambda x: torch.nn.functional.rrelu(x * 1, inplace=True),
+    "rrelu_": lambda x: torch.rrelu_(x * 1),
+}
+
+
+@pytest.mark.parametrize("layout", ["transposed", "channels-last", "every-other-column"])
+@pytest.mark.parametrize("training", [False, True], ids=["eval", "training"])
+@pytest.mark.parametrize("name", sorted(RRELUS))
+def test_rrelu_has_eagers_layout(name, training, layout):
+    """ATen's rrelu allocates a contiguous result whatever the input's layout, in eval
+    and in training; the traced op kept a transposed or channels-last input's strides.
+    An in-place rrelu keeps its tensor's. In eval mode it compiles (a leaky ReLU of
+    the mean slope); in training its random slopes run in eager, drawn as eager draws
+    them."""
+    x = {
+        "transposed": lambda: torch.randn(5, 7).t(),
+        "channels-last": lambda: torch.randn(2, 3, 4, 5).to(memory_format=torch.channels_last),
+        "every-other-column": lambda: torch.randn(5, 14)[:, ::2],
+    }[layout]()
+    fn = RRELUS[name]
+    if training and name == "nn.RReLU":
+        fn = torch.nn.RReLU().train()
+    elif training:
+        fn = {
+            "F.rrelu": lambda x: torch.nn.functional.rrelu(x, training=True) * 2,
+            "torch.rrelu": lambda x: torch.rrelu(x, 0.1, 0.3, True),
+            "inplace": lambda x: torch.nn.functional.rrelu(x * 1, training=True, inplace=True),
+            "rrelu_": lambda x: torch.rrelu_(x * 1, training=True),
+        }[name]
+    torch.manual_seed(0)
+    want = fn(x)
+    torch.manual_seed(0)
+    if training:
+        torch._dynamo.reset()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", LumirFallbackWarning)
+            got = torch.compile(fn, backend="lumir")(x)
+    else:
+        got = _compile(fn, x)
+    assert got.stride() == want.stride()
+    torch.testing.assert_close(got, want, atol=0, rtol=0)
+
+
 @pytest.mark.parametrize("op", ["copysign", "xlogy"])
 def test_a_view_of_an_eager_result_laid_out_unlike_its_trace_reads_the_right_elements(op):
     """torch's fake `copysign` / `xlogy` of a contiguous and a transposed tensor is laid
