@@ -1,6 +1,7 @@
 """sign, sgn, floor, ceil, round and trunc of integer (and, for sign, bool) tensors are
 exact integer results that lumir imports: DeBERTa-v2's log-bucketed relative positions
-take `torch.sign` of int64 positions, which ran in eager and split the model."""
+take `torch.sign` of int64 positions, which ran in eager and split the model. The sign
+cases run on a GPU too (`pytest -m cuda`; skipped where torch sees none)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 import torch
 
 from lumir.backend import LumirFallbackWarning, stats
+from lumir.testing.devices import CPU_AND_CUDA, ON_CUDA
 
 BIG = 2**40 + 3  # no float32 holds it: an integer op through f32 would round it
 
@@ -46,15 +48,21 @@ def _compile_and_compare(function, *inputs):
     return got
 
 
+ON_EACH_DEVICE = [(name, "cpu") for name in sorted(UNARY)] + [
+    pytest.param(name, "cuda", marks=ON_CUDA.marks) for name in ("sign", "sgn")
+]
+"""(op, device): every op on the CPU; sign and sgn on a GPU too (`cuda` mark)."""
+
+
 @torch.no_grad()
 @pytest.mark.parametrize("layout", ["contiguous", "transposed"])
 @pytest.mark.parametrize("dtype", [torch.int64, torch.int32])
-@pytest.mark.parametrize("name", sorted(UNARY))
-def test_an_integer_unary_op_is_exact_and_keeps_eagers_layout(name, dtype, layout):
+@pytest.mark.parametrize(("name", "device"), ON_EACH_DEVICE)
+def test_an_integer_unary_op_is_exact_and_keeps_eagers_layout(name, device, dtype, layout):
     """-1/0/1 of the input's dtype for sign and sgn, the input for the rounding ops,
     exact beyond 2**24 (no float in between), at eager's strides."""
     op = UNARY[name]
-    x = _values(dtype)
+    x = _values(dtype).to(device)
     if layout == "transposed":
         x = x.t()
 
@@ -77,23 +85,25 @@ def test_an_integer_rounding_of_an_input_is_a_new_tensor(name):
 
 
 @torch.no_grad()
+@pytest.mark.parametrize("device", CPU_AND_CUDA)
 @pytest.mark.parametrize("name", ["sign", "sgn"])
-def test_the_sign_of_a_bool_is_itself(name):
-    mask = torch.tensor([[True, False, True], [False, False, True]])
+def test_the_sign_of_a_bool_is_itself(name, device):
+    mask = torch.tensor([[True, False, True], [False, False, True]], device=device)
     _compile_and_compare(lambda m: UNARY[name](m).logical_not(), mask)
 
 
 @torch.no_grad()
-def test_the_sign_of_relative_positions_scales_a_float_tensor():
+@pytest.mark.parametrize("device", CPU_AND_CUDA)
+def test_the_sign_of_relative_positions_scales_a_float_tensor(device):
     """DeBERTa-v2's make_log_bucket_position: the sign of int64 relative positions, cast
     to the compute dtype."""
 
     def f(x):
-        positions = torch.arange(x.shape[0])
+        positions = torch.arange(x.shape[0], device=x.device)
         relative = positions[:, None] - positions[None, :]
         return x * torch.sign(relative).to(x.dtype)
 
-    _compile_and_compare(f, torch.randn(5, 5))
+    _compile_and_compare(f, torch.randn(5, 5, device=device))
 
 
 @torch.no_grad()
