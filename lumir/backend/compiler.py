@@ -42,7 +42,8 @@ from lumir.backend.stats import GraphStats, PartitionStats, new_graph
 from lumir.backend.storage_readers import relay_storage_reads, storage_views
 from lumir.frontend import lumir_decompositions, target_name, unsupported_reason
 from lumir.frontend.decompositions import with_eager_layouts
-from lumir.frontend.dtypes import is_imported
+from lumir.frontend.dtypes import HALF_DTYPES, is_imported
+from lumir.frontend.elementwise import common_dtype
 from lumir.frontend.table import is_shape_node
 
 
@@ -101,6 +102,47 @@ def _eager_sizes(gm: fx.GraphModule, reasons: Mapping[fx.Node, str | None]) -> f
     return frozenset(found)
 
 
+def _cast_wide_scalars(gm: fx.GraphModule) -> None:
+    """Give each pointwise op that reads a float64 0-d CPU tensor directly (`x *
+    torch.tensor(0.5, dtype=torch.float64)`, a float64 0-d buffer, a `clamp` bound that
+    `dynamic=True` lifts) a cast of it to f32 instead, where torch's type promotion
+    leaves the op's common dtype f32, f16 or bf16 (a 0-d tensor does not promote a
+    dimensioned one of its category). ATen then reads the scalar converted to that dtype,
+    or at f32 (a half `mul` or `div`), and it converts a double to a half type through
+    f32, so the cast changes no value; the op is imported, and the cast is a host scalar
+    or an input that arrives cast."""
+    changed = False
+    for node in list(gm.graph.nodes):
+        target = node.target
+        if node.op != "call_function" or not isinstance(target, torch._ops.OpOverload):
+            continue
+        if torch.Tag.pointwise not in target.tags:
+            continue
+        wide = [arg for arg in node.all_input_nodes if _is_wide_scalar(arg)]
+        if not wide or common_dtype(node.args) not in (torch.float32, *HALF_DTYPES):
+            continue
+        for arg in wide:
+            with gm.graph.inserting_before(node):
+                cast = gm.graph.call_function(
+                    torch.ops.prims.convert_element_type.default, (arg, torch.float32)
+                )
+            cast.meta["val"] = arg.meta["val"].to(torch.float32)
+            node.replace_input_with(arg, cast)
+            changed = True
+    if changed:
+        gm.recompile()
+
+
+def _is_wide_scalar(node: fx.Node) -> bool:
+    value = node.meta.get("val")
+    return (
+        isinstance(value, torch.Tensor)
+        and value.dim() == 0
+        and value.device.type == "cpu"
+        and value.dtype == torch.float64
+    )
+
+
 def _host_scalars(gm: fx.GraphModule, reasons: Mapping[fx.Node, str | None]) -> frozenset[fx.Node]:
     """Scalar arithmetic on the host that runs in eager without a warning: 0-d CPU
     tensors computed only from sizes and from the Python floats `dynamic=True` lifts into
@@ -144,15 +186,31 @@ def _computes_host_scalar(node: fx.Node) -> bool:
 
 def _host_number(node: fx.Node) -> bool:
     """A number a host scalar may read: a size or number input, size arithmetic, or a
-    0-d CPU input of a dtype lumir does not import (a Python float lifted to float64)."""
+    0-d CPU input or constant of a dtype lumir does not import (a Python float lifted
+    to float64, a `torch.tensor(0.5, dtype=torch.float64)` built in the forward)."""
     value = node.meta.get("val")
     if node.op == "call_function":
         return is_shape_node(node)
+    if node.op == "get_attr":
+        value = _attribute(node)
+        return isinstance(value, torch.Tensor) and _is_host_tensor(value)
     if node.op != "placeholder":
         return False
     if isinstance(value, torch.Tensor):
-        return value.dim() == 0 and value.device.type == "cpu" and not is_imported(value.dtype)
+        return _is_host_tensor(value)
     return isinstance(value, torch.SymInt | torch.SymFloat | int | float)
+
+
+def _is_host_tensor(value: torch.Tensor) -> bool:
+    return value.dim() == 0 and value.device.type == "cpu" and not is_imported(value.dtype)
+
+
+def _attribute(node: fx.Node) -> object:
+    """The value a `get_attr` node reads (a tensor constant of the graph module)."""
+    value: object = node.graph.owning_module
+    for name in str(node.target).split("."):
+        value = getattr(value, name, None)
+    return value
 
 
 def lumir_backend(
@@ -229,6 +287,7 @@ def compile_aten_graph(
     stats = new_graph()
     home = _graph_device(example_inputs)
     device = torch.device(options.device) if options.device is not None else home
+    _cast_wide_scalars(gm)
     reasons = _unsupported_reasons(gm)
     host_scalars = _host_scalars(gm, reasons)
     stats.unsupported = [

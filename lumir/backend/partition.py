@@ -32,6 +32,7 @@ from lumir.backend.in_place import update_in_place
 from lumir.backend.options import BackendOptions
 from lumir.backend.report import (
     count_fusions,
+    count_gemv_epilogues,
     count_gemv_groups,
     count_gemv_plans,
     count_matmuls,
@@ -52,6 +53,8 @@ from lumir.frontend.shapes import (
 )
 from lumir.passes.group_launches import group_module, has_groupable_launches
 from lumir.runtime import Program, load
+from lumir.runtime.buffers import shaped_type_parts
+from lumir.runtime.interpreter import find_function
 
 
 class LumirRuntimeFallbackWarning(UserWarning):
@@ -149,6 +152,7 @@ class CompiledPartition(torch.nn.Module):
         if first:
             self.stats.fused["gemv_calls"] = count_gemv_plans(lowered)
             self.stats.fused["gemv_groups"] = count_gemv_groups(lowered)
+            self.stats.fused["gemv_epilogues"] = count_gemv_epilogues(lowered)
         self.stats.specialisations += 1
         entry = _Specialisation(imported, lowered, dict(bindings))
         self._remember(tuple(site_size(site, bindings) for site in self.symbol_sites), entry)
@@ -279,10 +283,14 @@ class CompiledPartition(torch.nn.Module):
         with the call argument it is (`CallPlan`'s `in_place`)."""
         if entry.program is not None:
             entry.program.close()
+        signature = find_function(entry.lowered).body.block.args
         bindable = {
             i: arguments[i]
             for i in static
-            if arguments[i].is_contiguous() and arguments[i].device.type == self.device.type
+            if arguments[i].is_contiguous()
+            and arguments[i].device.type == self.device.type
+            # a float64 buffer that arrives cast (`cast_only_input_dtype`) is copied in
+            and arguments[i].dtype == shaped_type_parts(signature[i].type)[1]
         }
         module, in_place = entry.lowered, dict[int, int]()
         updates = self._result_updates(entry.imported, bindable)

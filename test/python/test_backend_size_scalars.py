@@ -104,20 +104,21 @@ def test_an_attention_scale_of_a_dynamic_head_dim_is_evaluated():
 
 
 @torch.no_grad()
-def test_an_f64_scalar_read_by_a_tensor_op_keeps_that_op_in_eager():
-    """A float64 0-d tensor the user builds and multiplies a float32 tensor by directly
-    (no cast in the graph) keeps that multiply in eager, the one op named; its host
-    arithmetic is not."""
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_an_f64_scalar_read_by_a_tensor_op_is_read_cast_as_torch_promotes(dtype):
+    """A float64 0-d tensor the user builds and multiplies a tensor by directly (no cast
+    in the graph) does not promote it (a 0-d tensor does not promote a dimensioned one
+    of its category): its host arithmetic runs in float64 and the multiply reads it cast
+    to f32, as ATen reads it (lumir.backend.compiler._cast_wide_scalars). It kept the
+    multiply in eager, named."""
 
     def scale(x):
         return x * (torch.scalar_tensor(2.0, dtype=torch.float64) / x.size(-1)).sqrt()
 
-    torch._dynamo.reset()
-    stats.reset()
-    x = torch.randn(3, 8)
-    with pytest.warns(LumirFallbackWarning, match=r"1 op\(s\) run in eager \(aten.mul.Tensor"):
-        got = torch.compile(scale, backend="lumir", dynamic=True)(x)
-    assert torch.equal(got, scale(x))
+    for got, want in _compiled_and_eager(scale, [(3, 8), (4, 6)], dtype):
+        assert got.dtype == dtype
+        assert torch.equal(got, want)
+    _no_fallback_and_one_partition()
 
 
 @torch.no_grad()
