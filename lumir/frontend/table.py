@@ -306,6 +306,7 @@ SHAPE_TARGETS: frozenset[object] = frozenset(
     {
         aten.sym_size.int,
         aten.sym_numel.default,
+        aten.sym_stride.int,
         operator.add,
         operator.sub,
         operator.mul,
@@ -318,7 +319,8 @@ SHAPE_TARGETS: frozenset[object] = frozenset(
         torch.sym_sum,
     }
 )
-"""Integer size arithmetic on SymInts: evaluated from the bindings, never emitted. An
+"""Integer size arithmetic on SymInts: evaluated from the bindings, never emitted (a
+stride too: Longformer chunks a padded tensor by its `stride()`). An
 integer `s ** 2` (torch's `PowByNatural`, or sympy's `Pow` of a literal exponent) is
 exact Python integer arithmetic too."""
 

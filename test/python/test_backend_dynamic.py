@@ -475,3 +475,46 @@ def test_a_scaled_projection_split_into_heads_fuses_once():
     assert partition.fused["fused_bias"] == 1
     assert partition.specialisations == 3
     assert partition.fuse_runs == 1
+
+
+def _matches_eager_without_fallback(function, lengths) -> None:
+    """Compile `function` with `dynamic=True` and check it against eager at each length of
+    a [2, length, 8] input, any `LumirFallbackWarning` an error."""
+    torch._dynamo.reset()
+    stats.reset()
+    compiled = torch.compile(function, backend="lumir", dynamic=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LumirFallbackWarning)
+        for length in lengths:
+            x = torch.randn(2, length, 8)
+            torch.testing.assert_close(compiled(x), function(x))
+
+
+@torch.no_grad()
+def test_a_stride_read_under_dynamic_shapes_is_size_arithmetic():
+    """Longformer reads `hidden_states.stride()` of a padded tensor to chunk it: under
+    `dynamic=True` aot_autograd traces `aten.sym_stride.int`, returned here for the graph
+    after the break, or read by an op in the partition. It is size arithmetic like
+    `sym_size`: no fallback op (before, the warning named it, "no import rule"), and the
+    value is eager's at every length, fused once."""
+    torch.manual_seed(0)
+    weight = torch.randn(8, 8)
+
+    def chunked(x):
+        padded = F.pad(x @ weight, (0, 0, 1, 1))
+        strides = padded.stride()
+        torch._dynamo.graph_break()
+        return padded * strides[0]
+
+    _matches_eager_without_fallback(chunked, (6, 10))
+    assert stats.GRAPHS and all(graph.fallback_ops == [] for graph in stats.GRAPHS)
+    assert all(p.fuse_runs == 1 for graph in stats.GRAPHS for p in graph.partitions)
+
+    def read_in_the_partition(x):
+        padded = F.pad(x @ weight, (0, 0, 1, 1))
+        strides = padded.stride()
+        return padded.reshape(-1)[: strides[0]] + torch.arange(strides[0])
+
+    _matches_eager_without_fallback(read_in_the_partition, (6, 10, 7))
+    (graph,) = stats.GRAPHS
+    assert [(p.fuse_runs, p.specialisations) for p in graph.partitions] == [(1, 3)]
