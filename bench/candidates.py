@@ -16,6 +16,9 @@ why it does not apply. They all run the same module on the same inputs.
 - lumir-unchunked: the same with `options={"chunk_bytes": 0}`: every row-local GEMM
   group runs whole (chunk-rows off), to measure what running a long prompt's MLP in row
   chunks costs in time and saves in memory.
+- lumir-no-epilogue: the same with `options={"gemv_epilogue": False}`: a GEMV group and
+  the elementwise kernel reading its results (a decode step's SiLU(gate) * up) run as two
+  launches, to measure what the one kernel saves.
 - frontend-dynamo, frontend-aot: what every backend's first call pays before its own
   compiler runs: Dynamo's trace alone (a backend that returns the graph as it is), and
   Dynamo with aot_autograd tracing to ATen under lumir's decompositions (a compiler
@@ -55,6 +58,7 @@ ORDER = (
     "lumir",
     "lumir-autotune",
     "lumir-unchunked",
+    "lumir-no-epilogue",
     "reduce-overhead",
     "inductor",
     "max-autotune-no-cudagraphs",
@@ -81,6 +85,7 @@ ESTIMATE_S = {
     ("chain", "lumir-autotune"): 20,
     ("chain", "lumir"): 20,
     ("chain", "lumir-unchunked"): 20,
+    ("chain", "lumir-no-epilogue"): 20,
     ("chain", "inductor"): 15,
     ("chain", "reduce-overhead"): 15,
     ("chain", "max-autotune-no-cudagraphs"): 45,
@@ -92,6 +97,7 @@ ESTIMATE_S = {
     ("layer", "lumir-autotune"): 20,
     ("layer", "lumir"): 20,
     ("layer", "lumir-unchunked"): 20,
+    ("layer", "lumir-no-epilogue"): 20,
     ("layer", "inductor"): 15,
     ("layer", "reduce-overhead"): 15,
     ("layer", "max-autotune-no-cudagraphs"): 60,
@@ -101,6 +107,7 @@ ESTIMATE_S = {
     ("llama", "lumir-autotune"): 70,
     ("llama", "lumir"): 60,
     ("llama", "lumir-unchunked"): 60,
+    ("llama", "lumir-no-epilogue"): 60,
     ("llama", "inductor"): 32,
     ("llama", "reduce-overhead"): 25,
     ("llama", "max-autotune-no-cudagraphs"): 150,
@@ -110,6 +117,7 @@ ESTIMATE_S = {
     ("gpt2", "lumir-autotune"): 70,
     ("gpt2", "lumir"): 60,
     ("gpt2", "lumir-unchunked"): 60,
+    ("gpt2", "lumir-no-epilogue"): 60,
     ("gpt2", "inductor"): 32,
     ("gpt2", "reduce-overhead"): 25,
     ("gpt2", "max-autotune-no-cudagraphs"): 150,
@@ -224,6 +232,7 @@ LUMIR_OPTIONS: dict[str, dict[str, object] | None] = {
     "lumir": None,
     "lumir-autotune": {"autotune": True},
     "lumir-unchunked": {"chunk_bytes": 0},
+    "lumir-no-epilogue": {"gemv_epilogue": False},
 }
 """The backend candidates and the `torch.compile` options each passes."""
 

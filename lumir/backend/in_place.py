@@ -121,7 +121,11 @@ def _in_block(block: Block, op: Operation) -> Operation:
 
 def _writes(op: Operation, value: SSAValue) -> bool:
     """Whether `op` writes the buffer `value` (through the operand itself, not a view)."""
-    if isinstance(op, MatmulGroupOp | LaunchGroupOp):
+    if isinstance(op, MatmulGroupOp):
+        epilogue = op.epilogue()
+        parts = [*op.members(), *([epilogue] if epilogue is not None else [])]
+        return any(_writes(part, value) for part in parts)
+    if isinstance(op, LaunchGroupOp):
         return any(_writes(member, value) for member in op.members())
     if isinstance(op, LaunchOp):
         return op.output is value

@@ -49,6 +49,9 @@ class BackendOptions:
     """Let one-row bf16/f16 GEMMs run as lumir's GEMV where the cost model says it is faster."""
     group_gemv: bool = True
     """Run the GEMV calls that read one activation as one launch (group-gemv; needs gemv)."""
+    gemv_epilogue: bool = True
+    """Run an elementwise kernel that reads only a GEMV group's results inside the group's
+    launch (gemv-epilogue: a decode step's SiLU(gate) * up; needs group_gemv)."""
     chunk_bytes: int = CHUNK_BYTES
     """Run a row-local GEMM group whose temporaries exceed this many bytes in row chunks
     (chunk-rows: a long prompt's MLP); 0 never chunks."""
@@ -186,6 +189,7 @@ def parse_options(
         fuse_kernels=_flag("fuse_kernels", given.get("fuse_kernels", True)),
         gemv=_flag("gemv", given.get("gemv", True)),
         group_gemv=_flag("group_gemv", given.get("group_gemv", True)),
+        gemv_epilogue=_flag("gemv_epilogue", given.get("gemv_epilogue", True)),
         chunk_bytes=chunk_bytes,
         group_launches=_flag("group_launches", given.get("group_launches", True)),
         autotune=autotune,

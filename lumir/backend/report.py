@@ -19,6 +19,7 @@ REPORT_FIELDS = (
     "fused_cast",
     "gemv_calls",
     "gemv_groups",
+    "gemv_epilogues",
 )
 
 
@@ -59,6 +60,15 @@ def count_gemv_groups(lowered: ModuleOp) -> int:
     return sum(isinstance(op, cublaslt_rt.MatmulGroupOp) for op in lowered.walk())
 
 
+def count_gemv_epilogues(lowered: ModuleOp) -> int:
+    """The GEMV groups of a lowered module that run a fused launch as their epilogue
+    (made by gemv-epilogue): on CUDA each is one kernel where there were two launches."""
+    return sum(
+        isinstance(op, cublaslt_rt.MatmulGroupOp) and op.epilogue() is not None
+        for op in lowered.walk()
+    )
+
+
 def report_line(graph: GraphStats, device: str, precision: str) -> str:
     """`lumir report: graph=... matmuls=... fallback_ops=... compile_ms=...` (one line)."""
     totals: Counter[str] = Counter({name: 0 for name in REPORT_FIELDS})
@@ -80,6 +90,7 @@ def report_line(graph: GraphStats, device: str, precision: str) -> str:
 __all__ = [
     "REPORT_FIELDS",
     "count_fusions",
+    "count_gemv_epilogues",
     "count_gemv_groups",
     "count_gemv_plans",
     "count_matmuls",

@@ -1,11 +1,11 @@
 """The pipeline as the backend runs it: per-length stages around a once-per-graph fusion.
 
 `lumir-pipeline` is hl-canonicalize, hl-to-cublaslt, cublaslt-fuse, cublaslt-verify,
-fuse-kernels, lower-to-cublaslt-rt, group-gemv, chunk-rows, share-buffers. The backend splits it
-where the cost is: `prepare` (canonicalize and lower to cublaslt: cheap, run for every
-concrete length), `fuse` (equality saturation and verified extraction: run once per
-graph, counted), and `lower` (to runtime buffers, per length). Each stage's output can
-be written to a dump directory.
+fuse-kernels, lower-to-cublaslt-rt, group-gemv, gemv-epilogue, chunk-rows, share-buffers.
+The backend splits it where the cost is: `prepare` (canonicalize and lower to
+cublaslt: cheap, run for every concrete length), `fuse` (equality saturation and
+verified extraction: run once per graph, counted), and `lower` (to runtime buffers, per
+length). Each stage's output can be written to a dump directory.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from lumir.context import lumir_context
 from lumir.egraph_bridge.fuse_pass import CublasltFusePass
 from lumir.passes.chunk_rows import ChunkRowsPass
 from lumir.passes.fuse_kernels import FuseKernelsPass
+from lumir.passes.gemv_epilogue import GemvEpiloguePass
 from lumir.passes.group_gemv import GroupGemvPass
 from lumir.passes.hl_canonicalize import HLCanonicalizePass
 from lumir.passes.hl_to_cublaslt import HLToCublasltPass
@@ -120,8 +121,9 @@ def fuse(module: ModuleOp, options: BackendOptions, dump: Dumper) -> ModuleOp:
 
 def lower(module: ModuleOp, dump: Dumper, options: BackendOptions | None = None) -> ModuleOp:
     """The rest of lumir-pipeline (modifies `module`): fuse-kernels unless turned off,
-    lower-to-cublaslt-rt, group-gemv when `gemv` and `group_gemv` are on, chunk-rows
-    unless `chunk_bytes` is 0, share-buffers.
+    lower-to-cublaslt-rt, group-gemv when `gemv` and `group_gemv` are on (then
+    gemv-epilogue unless `gemv_epilogue` is off), chunk-rows unless `chunk_bytes` is 0,
+    share-buffers.
 
     `lumir.runtime.load` verifies the result. The backend option `fuse_kernels=False`
     skips fuse-kernels (one launch per hl op); `gemv=False` keeps every plan on
@@ -140,6 +142,9 @@ def lower(module: ModuleOp, dump: Dumper, options: BackendOptions | None = None)
     if options.gemv and options.group_gemv:
         GroupGemvPass().apply(ctx, module)
         dump("group-gemv", module)
+        if options.gemv_epilogue:
+            GemvEpiloguePass().apply(ctx, module)
+            dump("gemv-epilogue", module)
     if options.chunk_bytes:
         ChunkRowsPass(max_bytes=options.chunk_bytes).apply(ctx, module)
         dump("chunk-rows", module)

@@ -485,6 +485,15 @@ class MatmulGroupOp(IRDLOperation):
     with the block shape of its own launch, so every D is bit for bit what it would be
     alone. The verifier refuses a group that launch could not run that way
     (`matmul_group_problems`).
+
+    After the members the body may hold one `cublaslt_rt.fused_launch`, the group's
+    epilogue (made by the `gemv-epilogue` pass): an elementwise body whose inputs are
+    exactly the members' D values, which nothing outside the group reads. On the CPU it
+    runs after the members, as it would ungrouped; on CUDA the whole group is one
+    generated kernel (`lumir.runtime.gemv_epilogue`) that keeps each member's rounded
+    D in registers, computes the body on it and writes only the body's results: the
+    members' D buffers are scratch there, left unwritten
+    (`gemv_epilogue_problems`).
     """
 
     name = "cublaslt_rt.matmul_group"
@@ -505,14 +514,26 @@ class MatmulGroupOp(IRDLOperation):
         """The member matmuls, in order (only matmuls, once the group verifies)."""
         return [op for op in self.body.block.ops if isinstance(op, MatmulOp)]
 
+    def epilogue(self) -> FusedLaunchOp | None:
+        """The fused launch after the members, if the group has one."""
+        last = self.body.block.last_op
+        return last if isinstance(last, FusedLaunchOp) else None
+
     def verify_(self) -> None:
-        strangers = [op.name for op in self.body.block.ops if not isinstance(op, MatmulOp)]
+        ops = list(self.body.block.ops)
+        if ops and isinstance(ops[-1], FusedLaunchOp):
+            ops.pop()
+        strangers = [op.name for op in ops if not isinstance(op, MatmulOp)]
         if strangers or self.body.block.args:
             raise VerifyException(
-                f"'{self.name}' holds only cublaslt_rt.matmul ops and no block arguments, "
-                f"found {', '.join(strangers) or 'block arguments'}"
+                f"'{self.name}' holds only cublaslt_rt.matmul ops, then at most one "
+                f"cublaslt_rt.fused_launch, and no block arguments; found "
+                f"{', '.join(strangers) or 'block arguments'}"
             )
         problems = matmul_group_problems(self.members())
+        epilogue = self.epilogue()
+        if epilogue is not None:
+            problems += gemv_epilogue_problems(self, epilogue)
         if problems:
             raise FindingsVerifyException([f"'{self.name}' {p}" for p in problems])
 
@@ -563,6 +584,93 @@ def matmul_group_problems(members: Sequence[MatmulOp]) -> list[str]:
                         f"{'writes' if role == 'D' else 'reads as ' + role}; the members of a "
                         f"group run at once and may not depend on each other"
                     )
+    return problems
+
+
+def buffer_elements(value: SSAValue) -> int:
+    """How many elements the buffer `value` holds."""
+    assert isinstance(value.type, MemRefType)
+    return math.prod(value.type.get_shape())
+
+
+def element_of(value: SSAValue) -> Attribute:
+    """The element type of the buffer `value`."""
+    assert isinstance(value.type, MemRefType)
+    return value.type.element_type
+
+
+def view_users(value: SSAValue) -> list[Operation]:
+    """The ops that use the buffer `value` or a view of it (views followed, not listed),
+    in the order the uses are found, each once."""
+    found: list[Operation] = []
+    pending = [value]
+    while pending:
+        for use in pending.pop().uses:
+            user = use.operation
+            if isinstance(user, ViewOp):
+                pending.append(user.result)
+            elif user not in found:
+                found.append(user)
+    return found
+
+
+def gemv_epilogue_problems(group: MatmulGroupOp, epilogue: FusedLaunchOp) -> list[str]:
+    """Why `epilogue` cannot be the last step of the one kernel that runs `group` on CUDA
+    (empty when it can).
+
+    That kernel computes m rows of every member's D per program and applies the body to
+    them where they are, so the body must be elementwise (`is_elementwise`), every
+    member must have the same m, each input must be exactly a member's D (the same
+    bytes, m elements of D's type), each output m elements, and every member's D must
+    be read: the kernel never writes the members' D buffers, so nothing outside the
+    group may read them (views aside). `epilogue` need not stand in the group yet (the
+    `gemv-epilogue` pass asks before it moves the launch there).
+    """
+    from lumir.dialects.hl.row_program import is_elementwise
+
+    problems: list[str] = []
+    members = group.members()
+    values = [*(member.d for member in members), *epilogue.inputs, *epilogue.outputs]
+    if not all(isinstance(value.type, MemRefType) for value in values):
+        return problems  # the ops' own verifiers say what is wrong
+    if not is_elementwise(epilogue.body.block.ops):
+        problems.append(
+            "epilogue: its body must be elementwise (no reduction, slice, cat or transpose)"
+        )
+    rows = {buffer_elements(member.d) for member in members}
+    if len(rows) != 1:
+        problems.append(f"epilogue: the members have different m ({sorted(rows)}); one m runs")
+        return problems
+    (m,) = rows
+    read = [False] * len(members)
+    for index, value in enumerate(epilogue.inputs):
+        owner = next(
+            (i for i, member in enumerate(members) if byte_range(member.d) == byte_range(value)),
+            None,
+        )
+        element = element_of(value)
+        if owner is None or buffer_elements(value) != m or element != element_of(members[owner].d):
+            problems.append(
+                f"epilogue: input {index} must be one member's D, whole ({m} elements of its type)"
+            )
+            continue
+        read[owner] = True
+    for index, value in enumerate(epilogue.outputs):
+        if buffer_elements(value) != m:
+            problems.append(f"epilogue: output {index} must hold {m} elements, one per row")
+    for index, member in enumerate(members):
+        if not read[index]:
+            problems.append(f"epilogue: it reads no D of {_member_name(index, member)}")
+        outside = [
+            user
+            for user in view_users(member.d)
+            if not group.is_ancestor(user) and user is not epilogue
+        ]
+        if outside:
+            problems.append(
+                f"epilogue: {outside[0].name} outside the group reads the D of "
+                f"{_member_name(index, member)}, which the group's kernel does not write"
+            )
     return problems
 
 

@@ -20,6 +20,7 @@ PASS_MODULES: dict[str, tuple[str, str]] = {
     "fuse-kernels": ("lumir.passes.fuse_kernels", "FuseKernelsPass"),
     "lower-to-cublaslt-rt": ("lumir.passes.lower_to_cublaslt_rt", "LowerToCublasltRtPass"),
     "group-gemv": ("lumir.passes.group_gemv", "GroupGemvPass"),
+    "gemv-epilogue": ("lumir.passes.gemv_epilogue", "GemvEpiloguePass"),
     "chunk-rows": ("lumir.passes.chunk_rows", "ChunkRowsPass"),
     "share-buffers": ("lumir.passes.share_buffers", "ShareBuffersPass"),
     "group-launches": ("lumir.passes.group_launches", "GroupLaunchesPass"),

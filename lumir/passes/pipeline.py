@@ -20,6 +20,7 @@ PIPELINE = (
     "fuse-kernels",
     "lower-to-cublaslt-rt",
     "group-gemv",
+    "gemv-epilogue",
     "chunk-rows",
     "share-buffers",
 )
@@ -60,6 +61,11 @@ class LumirPipelinePass(ModulePass):
     one launch each (`cublaslt_rt.matmul_group`). `group_gemv=false` leaves one launch per
     call and is no stage at all."""
 
+    gemv_epilogue: bool = True
+    """Run gemv-epilogue (when `gemv` and `group_gemv` are on): an elementwise fused launch
+    that reads only a GEMV group's results becomes the group's epilogue, one kernel on
+    CUDA (SiLU(gate) * up of a decode step's MLP). `gemv_epilogue=false` is no stage."""
+
     chunk_bytes: int = MAX_BYTES
     """Run chunk-rows with this `max_bytes`: a row-local GEMM group (a long prompt's MLP)
     whose temporaries exceed it runs in row chunks. `chunk_bytes=0` is no stage at all."""
@@ -93,6 +99,9 @@ class LumirPipelinePass(ModulePass):
                 stages.append(pass_class(gemv=self.gemv, share_buffers=False))
             elif name == "group-gemv":
                 if self.gemv and self.group_gemv:
+                    stages.append(pass_class())
+            elif name == "gemv-epilogue":
+                if self.gemv and self.group_gemv and self.gemv_epilogue:
                     stages.append(pass_class())
             elif name == "chunk-rows":
                 if self.chunk_bytes:

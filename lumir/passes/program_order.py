@@ -52,7 +52,11 @@ def access(op: Operation) -> Access:
     if isinstance(op, MatmulGroupOp):
         members = op.members()
         reads = tuple(v for member in members for _, v in member.read_operands())
-        return Access(reads, tuple(member.d for member in members))
+        writes = tuple(member.d for member in members)
+        epilogue = op.epilogue()
+        if epilogue is not None:
+            reads, writes = reads + tuple(epilogue.inputs), writes + tuple(epilogue.outputs)
+        return Access(reads, writes)
     if isinstance(op, LaunchOp):
         return Access(tuple(op.inputs), (op.output,))
     if isinstance(op, LaunchGroupOp):

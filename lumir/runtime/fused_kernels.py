@@ -34,7 +34,10 @@ skipping the bf16 rounding of one product, and which product it kept unrounded w
 compiler's choice per specialisation: on the H200 the rotary tiled for one token wrote
 other bytes than the same body one row per program (`bench/fused_kernels_bench.py
 --compare`), while every other kernel and length agreed. Pinned, so a Triton upgrade
-cannot move the kernels' numerics either way."""
+cannot move the kernels' numerics either way. The GEMV kernels (`lumir.runtime.gemv`)
+are compiled with it too: their sums use explicit fused multiply-adds, and everything
+else rounds where it is written, so a GEMV with a generated epilogue
+(`lumir.runtime.gemv_epilogue`) computes its members' bits and its body's bits exactly."""
 
 _COMPILED: dict[str, Callable[..., object]] = {}
 """Kernel text digest -> the `@triton.jit` function defined by that text."""
@@ -42,7 +45,12 @@ _COMPILED: dict[str, Callable[..., object]] = {}
 
 def source_key(source: FusedKernelSource) -> str:
     """The cache key of a generated kernel: the SHA-256 of its text."""
-    return hashlib.sha256(source.text.encode()).hexdigest()
+    return text_key(source.text)
+
+
+def text_key(text: str) -> str:
+    """The cache key of a generated kernel's text: its SHA-256."""
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _cache_dir() -> Path:
@@ -55,18 +63,23 @@ def _cache_dir() -> Path:
 
 
 def compile_source(source: FusedKernelSource) -> Callable[..., object]:
-    """The `@triton.jit` kernel of `source`, defined once per text.
+    """The `@triton.jit` kernel of `source`, defined once per text (`compile_text`)."""
+    return compile_text(source.text)
+
+
+def compile_text(text: str) -> Callable[..., object]:
+    """The `@triton.jit` function `KERNEL_NAME` that generated `text` defines, once per text.
 
     triton.jit reads its function's source through `inspect`, so the text is written to
     a file named by its digest and imported from there.
     """
-    key = source_key(source)
+    key = text_key(text)
     kernel = _COMPILED.get(key)
     if kernel is None:
         path = _cache_dir() / f"lumir_fused_{key[:32]}.py"
-        if not path.exists() or path.read_text() != source.text:
+        if not path.exists() or path.read_text() != text:
             partial = path.with_suffix(f".{os.getpid()}.tmp")
-            partial.write_text(source.text)
+            partial.write_text(text)
             partial.replace(path)
         spec = importlib.util.spec_from_file_location(f"lumir_fused_{key[:32]}", path)
         assert spec is not None and spec.loader is not None
@@ -114,4 +127,12 @@ def triton_launch(
     return source_launch(generate(block), inputs, outputs, pdl)
 
 
-__all__ = ["compile_source", "run_source", "source_key", "source_launch", "triton_launch"]
+__all__ = [
+    "compile_source",
+    "compile_text",
+    "run_source",
+    "source_key",
+    "source_launch",
+    "text_key",
+    "triton_launch",
+]

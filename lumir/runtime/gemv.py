@@ -30,6 +30,7 @@ from lumir.matmul_descriptor import MatmulDescriptor
 from lumir.operand_layout import OPERAND_FIELDS, matrix_layout, op_element_steps
 from lumir.plan_algorithms import GEMV_GROUP_MAX, GemvConfig, gemv_config, gemv_problems
 from lumir.runtime.buffers import data_type_dtype
+from lumir.runtime.fused_kernels import FP_FUSION
 from lumir.runtime.pdl import NO_PDL, PdlMode
 from lumir.runtime.reference_gemm import scale_as_read
 from lumir.runtime.triton_launch import TritonLaunch
@@ -256,11 +257,11 @@ def _fitting(
     return flat.as_strided(shape, strides)
 
 
-def _launch_config(
+def launch_config(
     calls: Sequence[GemvOperands],
-    block_m: int | None,
-    block_k: int | None,
-    num_warps: int | None,
+    block_m: int | None = None,
+    block_k: int | None = None,
+    num_warps: int | None = None,
 ) -> GemvConfig:
     """The block shape of one launch over `calls`: each field given, or the one every call
     has alone (a launch over calls of different block shapes must be given one)."""
@@ -294,7 +295,7 @@ def gemv_launch(
     pipelining depth, which changes no sum's order) is Triton's default unless given.
     `pdl` says whether it is a programmatic dependent launch (`PdlMode`)."""
     call = GemvOperands(a, x, d, c=c, bias=bias, alpha=alpha, beta=beta)
-    block_m, block_k, num_warps = _launch_config([call], block_m, block_k, num_warps)
+    block_m, block_k, num_warps = launch_config([call], block_m, block_k, num_warps)
     from lumir.runtime.gemv_kernel import gemv_kernel
 
     a, c_arg, bias_arg, d, m, s_am, s_ak, s_c, s_bias, s_d, alpha, beta = call.kernel_arguments()
@@ -310,6 +311,7 @@ def gemv_launch(
         "num_warps": num_warps,
         **({} if num_stages is None else {"num_stages": num_stages}),
         **pdl.kernel_options(),
+        "enable_fp_fusion": FP_FUSION,
     }
     launch = TritonLaunch(gemv_kernel, (-(-m // block_m),), (*arguments, alpha, beta), options)
     return GemvLaunch(launch, d_slots)
@@ -383,7 +385,7 @@ def grouped_gemv_launch(
     not be those of its own launch)."""
     if not 1 <= len(calls) <= GEMV_GROUP_MAX:
         raise ValueError(f"gemv: a grouped launch runs 1 to {GEMV_GROUP_MAX} calls")
-    block_m, block_k, num_warps = _launch_config(calls, block_m, block_k, num_warps)
+    block_m, block_k, num_warps = launch_config(calls, block_m, block_k, num_warps)
     from lumir.runtime.gemv_kernel import grouped_gemv_kernel
 
     x = calls[0].x
@@ -399,6 +401,7 @@ def grouped_gemv_launch(
     options = {
         **({} if num_stages is None else {"num_stages": num_stages}),
         **pdl.kernel_options(),
+        "enable_fp_fusion": FP_FUSION,
     }
 
     constants = {
@@ -421,4 +424,5 @@ __all__ = [
     "gemv_config",
     "gemv_launch",
     "grouped_gemv_launch",
+    "launch_config",
 ]

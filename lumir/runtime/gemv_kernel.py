@@ -3,7 +3,7 @@ interpreter check, needs Triton). See `lumir.runtime.gemv` for what they compute
 
 `gemv_kernel` runs one call; `grouped_gemv_kernel` runs several calls that read one
 activation vector (a `cublaslt_rt.matmul_group`) in one launch. Both hand each program
-to `_gemv_block`, so a member of a group is summed by the very code, block shape and
+to `gemv_rows`, so a member of a group is summed by the very code, block shape and
 order that its own launch would use.
 
 Programmatic dependent launch (`PDL`, Hopper and later; `lumir.runtime.pdl`): a launch
@@ -36,12 +36,11 @@ def _a_block(a_ptr, rows, row_ok, cols, col_ok, stride_am, stride_ak):
 
 
 @triton.jit
-def _gemv_block(
+def gemv_rows(
     a_ptr,
     x_ptr,
     c_ptr,
     bias_ptr,
-    d_ptr,
     block,
     m,
     k,
@@ -50,7 +49,6 @@ def _gemv_block(
     stride_x,
     stride_c,
     stride_bias,
-    stride_d,
     alpha,
     beta,
     HAS_C: tl.constexpr,
@@ -60,15 +58,19 @@ def _gemv_block(
     PDL: tl.constexpr,
     PREFETCH_A: tl.constexpr,
 ):
-    """d[i] = alpha * sum_p a[i, p] x[p] + beta * c[i] + bias[i], for the BLOCK_M rows i
-    of row block `block`.
+    """alpha * sum_p a[i, p] x[p] + beta * c[i] + bias[i] in f32, unrounded, for the
+    BLOCK_M rows i of row block `block` (rows past m hold garbage; stores mask them).
 
-    The program walks K in BLOCK_K columns, accumulating the products in f32 lanes; one
-    sum over the lanes at the end, one rounding to d's type. No atomics: every output is
-    written by one program, in one order, so the result does not depend on scheduling.
-    With PREFETCH_A the first block of columns is peeled off the loop, so that its A is
-    read before the PDL wait (module docstring); otherwise the loop is left whole (the
-    H200 ran a peeled loop ~8% slower without the prefetch to pay for it).
+    The program walks K in BLOCK_K columns, accumulating the products in f32 lanes with
+    explicit fused multiply-adds; one sum over the lanes at the end. The kernels are
+    compiled with floating-point contraction off (`lumir.runtime.fused_kernels.FP_FUSION`),
+    so every other operation rounds where it is written, whichever kernel calls this:
+    the GEMV, the grouped GEMV and a generated epilogue kernel
+    (`lumir.runtime.gemv_epilogue`) compute the same bits for the same call. No atomics:
+    every output is written by one program, in one order, so the result does not depend
+    on scheduling. With PREFETCH_A the first block of columns is peeled off the loop, so
+    that its A is read before the PDL wait (module docstring); otherwise the loop is left
+    whole (the H200 ran a peeled loop ~8% slower without the prefetch to pay for it).
     """
     rows = block * BLOCK_M + tl.arange(0, BLOCK_M)
     row_ok = rows < m
@@ -79,7 +81,7 @@ def _gemv_block(
         first_a = _a_block(a_ptr, rows, row_ok, cols, col_ok, stride_am, stride_ak)
         wait_for_previous_launch(PDL)
         first_x = tl.load(x_ptr + cols * stride_x, mask=col_ok, other=0.0)
-        lanes += first_a.to(tl.float32) * first_x.to(tl.float32)[None, :]
+        lanes = tl.fma(first_a.to(tl.float32), first_x.to(tl.float32)[None, :], lanes)
         first_column = BLOCK_K
     else:
         wait_for_previous_launch(PDL)
@@ -89,7 +91,7 @@ def _gemv_block(
         col_ok = cols < k
         a = _a_block(a_ptr, rows, row_ok, cols, col_ok, stride_am, stride_ak)
         x = tl.load(x_ptr + cols * stride_x, mask=col_ok, other=0.0)
-        lanes += a.to(tl.float32) * x.to(tl.float32)[None, :]
+        lanes = tl.fma(a.to(tl.float32), x.to(tl.float32)[None, :], lanes)
     result = tl.sum(lanes, axis=1) * alpha
     if HAS_C:
         c = tl.load(c_ptr + rows * stride_c, mask=row_ok, other=0.0)
@@ -97,7 +99,14 @@ def _gemv_block(
     if HAS_BIAS:
         bias = tl.load(bias_ptr + rows * stride_bias, mask=row_ok, other=0.0)
         result += bias.to(tl.float32)
-    tl.store(d_ptr + rows * stride_d, result.to(d_ptr.dtype.element_ty), mask=row_ok)
+    return result
+
+
+@triton.jit
+def _store_rows(d_ptr, stride_d, block, m, result, BLOCK_M: tl.constexpr):
+    """Row block `block` of d: `result` (f32) rounded once to d's type."""
+    rows = block * BLOCK_M + tl.arange(0, BLOCK_M)
+    tl.store(d_ptr + rows * stride_d, result.to(d_ptr.dtype.element_ty), mask=rows < m)
 
 
 @triton.jit
@@ -124,14 +133,15 @@ def gemv_kernel(
     PDL: tl.constexpr = False,
     PREFETCH_A: tl.constexpr = False,
 ):
-    """One GEMV: program i computes row block i of d."""
-    _gemv_block(
+    """One GEMV: program i computes row block i of d (`gemv_rows`), rounded once to d's
+    type."""
+    block = tl.program_id(0)
+    result = gemv_rows(
         a_ptr,
         x_ptr,
         c_ptr,
         bias_ptr,
-        d_ptr,
-        tl.program_id(0),
+        block,
         m,
         k,
         stride_am,
@@ -139,7 +149,6 @@ def gemv_kernel(
         stride_x,
         stride_c,
         stride_bias,
-        stride_d,
         alpha,
         beta,
         HAS_C,
@@ -149,6 +158,7 @@ def gemv_kernel(
         PDL,
         PREFETCH_A,
     )
+    _store_rows(d_ptr, stride_d, block, m, result, BLOCK_M)
 
 
 @triton.jit
@@ -189,13 +199,13 @@ def grouped_gemv_kernel(
     pid = tl.program_id(0)
     for i in tl.static_range(MEMBERS):
         if (pid >= starts[i]) & (pid < ends[i]):
-            _gemv_block(
+            block = pid - starts[i]
+            result = gemv_rows(
                 a_ptrs[i],
                 x_ptr,
                 c_ptrs[i],
                 bias_ptrs[i],
-                d_ptrs[i],
-                pid - starts[i],
+                block,
                 ms[i],
                 k,
                 strides_am[i],
@@ -203,7 +213,6 @@ def grouped_gemv_kernel(
                 stride_x,
                 strides_c[i],
                 strides_bias[i],
-                strides_d[i],
                 alphas[i],
                 betas[i],
                 (C_MEMBERS >> i) & 1,
@@ -213,3 +222,4 @@ def grouped_gemv_kernel(
                 PDL,
                 PREFETCH_A,
             )
+            _store_rows(d_ptrs[i], strides_d[i], block, ms[i], result, BLOCK_M)

@@ -743,12 +743,48 @@ class _Loader:
             read = [value for other in others for _, value in other.read_operands()]
             _refuse_overlap(op, member.d, read + [o.d for o in others[index:]])
         plans = [self._matmul_plan(member) for member in members]
+        epilogue = op.epilogue()
+        if epilogue is not None:
+            self._load_epilogue(op, epilogue, plans)
+            return
         try:
             built = self.group_factory(plans)
         except (RuntimeError, ValueError) as error:
             raise LumirDiagnosticError([op_diagnostic(op, f"'{op.name}': {error}")]) from None
         self.plans.append(built)
         self._append(built.run, getattr(built, "warm_up", None))
+
+    def _load_epilogue(
+        self, op: MatmulGroupOp, epilogue: FusedLaunchOp, plans: list[MatmulPlan]
+    ) -> None:
+        """A group with its epilogue: on the CPU the members, then the fused launch, as
+        the ungrouped program runs them; on CUDA one generated kernel over the members'
+        GEMV calls (`lumir.runtime.gemv_epilogue`), which writes only the epilogue's
+        results."""
+        if self.device.type != "cuda":
+            self.plans.extend(plans)
+            self._load_fused(epilogue)
+            body = self.launches.pop()
+            self.launches.append(_in_order([*(plan.run for plan in plans), body]))
+            return
+        from lumir.runtime.gemv import GemvPlan
+        from lumir.runtime.gemv_epilogue import GemvEpiloguePlan
+
+        members = op.members()
+        sources = [
+            next(i for i, m in enumerate(members) if byte_range(m.d) == byte_range(value))
+            for value in epilogue.inputs
+        ]
+        outputs = [self._view(value, self.buffers[value]) for value in epilogue.outputs]
+        try:
+            calls = [cast(GemvPlan, plan).operands for plan in plans]
+            built = GemvEpiloguePlan(calls, epilogue.body.block, sources, outputs, self.pdl)
+        except (RuntimeError, ValueError, AttributeError, ImportError) as error:
+            raise LumirDiagnosticError(
+                [op_diagnostic(op, f"cannot build the GEMV epilogue kernel: {error}")]
+            ) from None
+        self.plans.append(built)
+        self._append(built.run, built.warm_up)
 
     def _matmul_plan(self, op: MatmulOp, d: torch.Tensor | None = None) -> MatmulPlan:
         """The plan of one matmul, built on its buffers, or on `d` for D where given

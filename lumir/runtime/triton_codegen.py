@@ -45,6 +45,7 @@ from lumir.dialects.hl.base import int_list
 from lumir.dialects.hl.row_program import (
     FUSABLE_REDUCTIONS,
     cat_offsets,
+    is_elementwise,
     row_program,
     slice_start,
     width,
@@ -380,6 +381,92 @@ class _Generator:
         raise CodegenError(f"no Triton code for '{name}' in a fused kernel")
 
 
+@dataclass(frozen=True)
+class EpilogueMember:
+    """What the text of a GEMV epilogue kernel says about one member of the group."""
+
+    reads_c: bool
+    has_bias: bool
+    d_element: str
+    """D's element type (`bf16`, `f16`, `f32`): the member's sum is rounded to it, as the
+    member's own launch stores it, before the body reads it."""
+
+
+class _EpilogueGenerator(_Generator):
+    """The body of a group's epilogue over the GEMV rows a program computes: lane i is
+    output row `rows[i]` of every member (the body is elementwise, so a lane needs no
+    other lane), and an input of the body is the rounded sum of the member whose D it
+    reads."""
+
+    def __init__(self, block: Block, members: tuple[EpilogueMember, ...], sources: list[int]):
+        super().__init__(block, tile=False)
+        self.members = members
+        self.sources = sources
+
+    def text(self) -> str:
+        member_params = [
+            f"a{i}, c{i}, bias{i}, stride_am{i}, stride_ak{i}, stride_c{i}, stride_bias{i}, "
+            f"alpha{i}, beta{i}"
+            for i in range(len(self.members))
+        ]
+        outputs = list(self.terminator.values)
+        params = ["x", "k", "stride_x", "m", *member_params]
+        params += [f"out{i}" for i in range(len(outputs))]
+        lines = [
+            "import triton",
+            "import triton.language as tl",
+            "",
+            "from lumir.runtime.gemv_kernel import gemv_rows",
+            *sorted(self.imports),
+            "",
+            "",
+            "@triton.jit",
+            f"def {KERNEL_NAME}({', '.join(params)}, BLOCK_M: tl.constexpr, "
+            "BLOCK_K: tl.constexpr, PDL: tl.constexpr = False):",
+            "    block = tl.program_id(0)",
+            "    rows = block * BLOCK_M + tl.arange(0, BLOCK_M)",
+        ]
+        for i, member in enumerate(self.members):
+            # Only the first waits for the previous launch (lumir.runtime.pdl).
+            pdl = "PDL" if i == 0 else "False"
+            lines.append(
+                f"    d{i} = gemv_rows(a{i}, x, c{i}, bias{i}, block, m, k, stride_am{i}, "
+                f"stride_ak{i}, stride_x, stride_c{i}, stride_bias{i}, alpha{i}, beta{i}, "
+                f"{member.reads_c}, {member.has_bias}, BLOCK_M, BLOCK_K, {pdl}, False)"
+            )
+            if member.d_element != "f32":
+                element = _TL_TYPES[member.d_element]
+                lines.append(f"    d{i} = d{i}.to({element}).to(tl.float32)")
+        for arg, source in zip(self.block.args, self.sources, strict=True):
+            self.names[(arg, 0)] = f"d{source}"
+        for op in self.ops:
+            self._emit(op, 0)
+        lines += self.lines
+        for index, value in enumerate(outputs):
+            element = _TL_TYPES[_element(value)]
+            lines.append(
+                f"    tl.store(out{index} + rows, {self._name(value, 0)}.to({element}), "
+                "mask=rows < m)"
+            )
+        return "\n".join([*lines, ""])
+
+
+def generate_gemv_epilogue(
+    block: Block, members: tuple[EpilogueMember, ...], sources: list[int]
+) -> str:
+    """The Triton source of one kernel running a `cublaslt_rt.matmul_group` with its
+    epilogue (`lumir.runtime.gemv_epilogue`): each program sums its BLOCK_M rows of
+    every member with `gemv_kernel.gemv_rows` (the code of the member's own launch),
+    rounds each to its D's type, and computes the elementwise body `block` on them,
+    body argument i reading member `sources[i]`; only the body's results are stored.
+    Like `generate`, the text depends only on the body and the members' flags."""
+    if not is_elementwise(block.ops):
+        raise CodegenError("a GEMV epilogue's body is elementwise")
+    if len(sources) != len(block.args):
+        raise CodegenError(f"{len(block.args)} body arguments, {len(sources)} sources")
+    return _EpilogueGenerator(block, members, sources).text()
+
+
 def generate(block: Block, tile: bool = True) -> FusedKernelSource:
     """The Triton kernel computing a fused body (`hl.fused` or `cublaslt_rt.fused_launch`).
 
@@ -389,4 +476,11 @@ def generate(block: Block, tile: bool = True) -> FusedKernelSource:
     return _Generator(block, tile).generate()
 
 
-__all__ = ["KERNEL_NAME", "CodegenError", "FusedKernelSource", "generate"]
+__all__ = [
+    "KERNEL_NAME",
+    "CodegenError",
+    "EpilogueMember",
+    "FusedKernelSource",
+    "generate",
+    "generate_gemv_epilogue",
+]

@@ -34,11 +34,11 @@ from pathlib import Path
 import torch
 
 from lumir.cublaslt_enums import DataType, Operand
-from lumir.dialects.cublaslt_rt import MatmulGroupOp, PlanOp
+from lumir.dialects.cublaslt_rt import MatmulGroupOp, PlanOp, byte_range
 from lumir.matmul_descriptor import MatmulDescriptor
 from lumir.operand_layout import matrix_layout
 from lumir.parsing import parse_module_text
-from lumir.runtime.buffers import data_type_dtype
+from lumir.runtime.buffers import data_type_dtype, shaped_type_parts
 from lumir.runtime.layouts import element_offsets
 from lumir.runtime.program import MatmulPlan
 from lumir.runtime.reference_gemm import ReferenceGemmPlan
@@ -179,6 +179,54 @@ def check_group(group: MatmulGroupOp, seed: int) -> tuple[bool, float, bool]:
     return identical, worst, ok
 
 
+def epilogue_groups(text: str) -> list[MatmulGroupOp]:
+    """The GEMV groups of `text` (hl, through the whole lumir-pipeline, fused kernels on)
+    that gemv-epilogue gave an epilogue, in order."""
+    module = parse_module_text(compile_text(text, fuse_kernels=True), "<gemv_check>")
+    return [op for op in module.walk() if isinstance(op, MatmulGroupOp) and op.epilogue()]
+
+
+def check_epilogue(group: MatmulGroupOp, seed: int) -> bool:
+    """Whether one launch of the group's epilogue kernel (`GemvEpiloguePlan`) writes the
+    bytes that the group's grouped GEMV launch followed by its fused kernel write."""
+    from lumir.runtime.fused_kernels import run_source
+    from lumir.runtime.gemv import GemvPlan, GroupedGemvPlan
+    from lumir.runtime.gemv_epilogue import GemvEpiloguePlan
+    from lumir.runtime.triton_codegen import generate
+
+    epilogue = group.epilogue()
+    assert epilogue is not None
+    generator = torch.Generator().manual_seed(seed)
+    plans = [member.plan_op() for member in group.members()]
+    shared = _buffer(plans[0].descriptor(), Operand.B, generator)  # type: ignore[union-attr]
+    calls = [_Call.random(plan, generator, b=shared) for plan in plans]  # type: ignore[arg-type]
+    ds = [call.new_d() for call in calls]
+    members = [call.build(GemvPlan, d) for call, d in zip(calls, ds, strict=True)]
+    GroupedGemvPlan([member.operands for member in members]).run()  # type: ignore[attr-defined]
+    members_d = [member.operands.d for member in members]  # type: ignore[attr-defined]
+    sources = [
+        next(i for i, m in enumerate(group.members()) if byte_range(m.d) == byte_range(value))
+        for value in epilogue.inputs
+    ]
+    inputs = [
+        members_d[source].reshape(shaped_type_parts(value.type)[0])
+        for source, value in zip(sources, epilogue.inputs, strict=True)
+    ]
+
+    def new_outputs() -> list[torch.Tensor]:
+        parts = [shaped_type_parts(value.type) for value in epilogue.outputs]
+        return [torch.full(shape, float("nan"), dtype=dtype) for shape, dtype in parts]
+
+    two_launches, one_launch = new_outputs(), new_outputs()
+    run_source(generate(epilogue.body.block), inputs, two_launches)
+    operands = [member.operands for member in members]  # type: ignore[attr-defined]
+    GemvEpiloguePlan(operands, epilogue.body.block, sources, one_launch).run()
+    return all(
+        torch.equal(a.view(torch.uint8), b.view(torch.uint8))
+        for a, b in zip(one_launch, two_launches, strict=True)
+    )
+
+
 def tolerance(d_dtype: DataType) -> tuple[float, float]:
     """(atol, rtol) per element: the GEMV sums in f32 in another order than the f64
     reference, then rounds once to D's type, so the two may differ by one rounding step
@@ -227,6 +275,11 @@ def main(argv: list[str] | None = None) -> int:
         members = [str(member.plan) for member in group.members()]
         line = {"group": members, "bit_identical": identical, "max_abs_diff": error, "ok": ok}
         print(json.dumps(line))
+    for group in epilogue_groups(args.file.read_text()):
+        identical = check_epilogue(group, args.seed)
+        failed |= not identical
+        members = [str(member.plan) for member in group.members()]
+        print(json.dumps({"epilogue": members, "bit_identical": identical}))
     return 1 if failed else 0
 
 

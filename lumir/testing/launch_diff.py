@@ -45,7 +45,8 @@ def _label(op: Operation) -> str:
     if isinstance(op, FusedLaunchOp):
         return f"fused ({len(op.body.block.ops)} ops)"
     if isinstance(op, MatmulGroupOp):
-        return f"matmul_group {', '.join(str(member.plan) for member in op.members())}"
+        members = ", ".join(str(member.plan) for member in op.members())
+        return f"matmul_group {members}{'' if op.epilogue() is None else ' + epilogue'}"
     if isinstance(op, LaunchGroupOp):
         return f"launch_group {op.kernel()} x{len(op.members())}"
     return f"matmul {op.plan}"
@@ -55,7 +56,8 @@ def _written(op: Operation) -> list[SSAValue]:
     if isinstance(op, MatmulOp):
         return [op.d]
     if isinstance(op, MatmulGroupOp):
-        return [member.d for member in op.members()]
+        epilogue = op.epilogue()  # with one, CUDA leaves the members' D unwritten
+        return [member.d for member in op.members()] if epilogue is None else epilogue.outputs
     if isinstance(op, LaunchOp):
         return [op.output]
     if isinstance(op, LaunchGroupOp):

@@ -135,7 +135,8 @@ def test_grouped_gemv_decode_step_gives_the_ungrouped_logits_and_is_reported(cap
     """A bf16 decode step (one token over a DynamicCache) runs every projection as the
     GEMV; group-gemv runs each layer's q, k, v and its gate, up as one launch each. On
     the CPU the members run as before, so the logits are the ungrouped ones bit for bit,
-    and the report counts the groups."""
+    and the report counts the groups (and, with gemv-epilogue, the SiLU(gate) * up each
+    gate/up group runs as its epilogue)."""
     model, config = tiny_llama(torch.bfloat16)
 
     def decode(options: dict) -> tuple[torch.Tensor, str]:
@@ -154,6 +155,9 @@ def test_grouped_gemv_decode_step_gives_the_ungrouped_logits_and_is_reported(cap
     layers = config.num_hidden_layers
     assert f"gemv_groups={2 * layers} " in report and "gemv_calls=15 " in report, report
     assert "gemv_groups=0 " in report_off and "gemv_calls=15 " in report_off, report_off
+    assert f"gemv_epilogues={layers} " in report, report  # SiLU(gate) * up in each MLP
+    plain, report_plain = decode({"gemv_epilogue": False})
+    assert torch.equal(grouped, plain) and "gemv_epilogues=0 " in report_plain, report_plain
 
 
 @torch.no_grad()

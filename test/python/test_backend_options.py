@@ -193,6 +193,7 @@ def test_dump_ir_writes_every_stage(tmp_path):
             "fuse-kernels.mlir",
             "lower-to-cublaslt-rt.mlir",
             "group-gemv.mlir",
+            "gemv-epilogue.mlir",
             "chunk-rows.mlir",
             "share-buffers.mlir",
         ]

@@ -24,6 +24,7 @@ ALL_PASSES = [
     "fuse-kernels",
     "lower-to-cublaslt-rt",
     "group-gemv",
+    "gemv-epilogue",
     "chunk-rows",
     "share-buffers",
     "group-launches",

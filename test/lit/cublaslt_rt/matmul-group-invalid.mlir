@@ -7,7 +7,7 @@
 
 cublaslt_rt.plan @q {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 64 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 64 : i64, ldd = 64 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
 func.func @stranger(%x: memref<1x64xbf16>, %wq: memref<64x64xbf16>, %q: memref<1x64xbf16>) {
-  // expected-error @+1 {{'cublaslt_rt.matmul_group' holds only cublaslt_rt.matmul ops and no block arguments, found cublaslt_rt.alloc}}
+  // expected-error @+1 {{'cublaslt_rt.matmul_group' holds only cublaslt_rt.matmul ops, then at most one cublaslt_rt.fused_launch, and no block arguments; found cublaslt_rt.alloc}}
   cublaslt_rt.matmul_group {
     cublaslt_rt.matmul @q a(%wq : memref<64x64xbf16>) b(%x : memref<1x64xbf16>) d(%q : memref<1x64xbf16>)
     %t = cublaslt_rt.alloc : memref<1x64xbf16>
@@ -155,6 +155,66 @@ func.func @one_d(%x: memref<1x64xbf16>, %wk: memref<32x64xbf16>, %b: memref<32xb
   cublaslt_rt.matmul_group {
     cublaslt_rt.matmul @k a(%wk : memref<32x64xbf16>) b(%x : memref<1x64xbf16>) d(%k : memref<1x32xbf16>)
     cublaslt_rt.matmul @k_bias a(%wk : memref<32x64xbf16>) b(%x : memref<1x64xbf16>) bias(%b : memref<32xbf16>) d(%k : memref<1x32xbf16>)
+  }
+  func.return
+}
+
+// -----
+
+// An epilogue (a fused launch after the members) is one kernel with them on CUDA, which
+// never writes the members' D: a D read outside the group is refused.
+cublaslt_rt.plan @k {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 32 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
+func.func @d_read_outside(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %g: memref<1x32xbf16>, %u: memref<1x32xbf16>, %m: memref<1x32xbf16>, %later: memref<1x32xbf16>) {
+  // expected-error @+1 {{'cublaslt_rt.matmul_group' epilogue: cublaslt_rt.launch outside the group reads the D of member 0 (@k), which the group's kernel does not write}}
+  cublaslt_rt.matmul_group {
+    cublaslt_rt.matmul @k a(%w : memref<32x64xbf16>) b(%x : memref<1x64xbf16>) d(%g : memref<1x32xbf16>)
+    cublaslt_rt.matmul @k a(%w : memref<32x64xbf16>) b(%x : memref<1x64xbf16>) d(%u : memref<1x32xbf16>)
+    cublaslt_rt.fused_launch ins(%g, %u : memref<1x32xbf16>, memref<1x32xbf16>) outs(%m : memref<1x32xbf16>) {
+    ^bb0(%a: tensor<1x32xbf16>, %b: tensor<1x32xbf16>):
+      %p = hl.mul %a, %b : (tensor<1x32xbf16>, tensor<1x32xbf16>) -> tensor<1x32xbf16>
+      hl.yield %p : tensor<1x32xbf16>
+    }
+  }
+  cublaslt_rt.launch "hl.neg" ins(%g : memref<1x32xbf16>) outs(%later : memref<1x32xbf16>)
+  func.return
+}
+
+// -----
+
+// Its body must be elementwise, and read only the members' D.
+cublaslt_rt.plan @k {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 32 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
+func.func @reduction_and_stranger(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %g: memref<1x32xbf16>, %u: memref<1x32xbf16>, %other: memref<1x32xbf16>, %m: memref<1x32xbf16>) {
+  // expected-error @+3 {{'cublaslt_rt.matmul_group' epilogue: its body must be elementwise (no reduction, slice, cat or transpose)}}
+  // expected-error @+2 {{'cublaslt_rt.matmul_group' epilogue: input 1 must be one member's D, whole (32 elements of its type)}}
+  // expected-error @+1 {{'cublaslt_rt.matmul_group' epilogue: it reads no D of member 1 (@k)}}
+  cublaslt_rt.matmul_group {
+    cublaslt_rt.matmul @k a(%w : memref<32x64xbf16>) b(%x : memref<1x64xbf16>) d(%g : memref<1x32xbf16>)
+    cublaslt_rt.matmul @k a(%w : memref<32x64xbf16>) b(%x : memref<1x64xbf16>) d(%u : memref<1x32xbf16>)
+    cublaslt_rt.fused_launch ins(%g, %other : memref<1x32xbf16>, memref<1x32xbf16>) outs(%m : memref<1x32xbf16>) {
+    ^bb0(%a: tensor<1x32xbf16>, %b: tensor<1x32xbf16>):
+      %p = hl.mul %a, %b : (tensor<1x32xbf16>, tensor<1x32xbf16>) -> tensor<1x32xbf16>
+      %s = hl.sum %p {dims = array<i64: 1>, keepdim} : tensor<1x32xbf16> -> tensor<1x1xbf16>
+      %q = hl.mul %p, %s : (tensor<1x32xbf16>, tensor<1x1xbf16>) -> tensor<1x32xbf16>
+      hl.yield %q : tensor<1x32xbf16>
+    }
+  }
+  func.return
+}
+
+// -----
+
+// Only its last op may be a fused launch.
+cublaslt_rt.plan @k {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 32 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
+func.func @launch_first(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %g: memref<1x32xbf16>, %u: memref<1x32xbf16>, %m: memref<1x32xbf16>) {
+  // expected-error @+1 {{'cublaslt_rt.matmul_group' holds only cublaslt_rt.matmul ops, then at most one cublaslt_rt.fused_launch, and no block arguments; found cublaslt_rt.fused_launch}}
+  cublaslt_rt.matmul_group {
+    cublaslt_rt.fused_launch ins(%g : memref<1x32xbf16>) outs(%m : memref<1x32xbf16>) {
+    ^bb0(%a: tensor<1x32xbf16>):
+      %p = hl.neg %a : tensor<1x32xbf16> -> tensor<1x32xbf16>
+      hl.yield %p : tensor<1x32xbf16>
+    }
+    cublaslt_rt.matmul @k a(%w : memref<32x64xbf16>) b(%x : memref<1x64xbf16>) d(%g : memref<1x32xbf16>)
+    cublaslt_rt.matmul @k a(%w : memref<32x64xbf16>) b(%x : memref<1x64xbf16>) d(%u : memref<1x32xbf16>)
   }
   func.return
 }

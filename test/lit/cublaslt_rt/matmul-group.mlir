@@ -56,3 +56,32 @@ func.func @views(%x3: memref<1x1x64xbf16>, %wq: memref<64x64xbf16>, %wk: memref<
   }
   func.return %arena : memref<256xi8>
 }
+
+// -----
+
+// With an epilogue: one elementwise fused launch after the members, reading their D.
+// CHECK-LABEL: func.func @gated(
+// CHECK-NEXT:    cublaslt_rt.matmul_group {
+// CHECK-NEXT:      cublaslt_rt.matmul @k a(%w : memref<32x64xbf16>) b(%x : memref<1x64xbf16>) d(%g : memref<1x32xbf16>)
+// CHECK-NEXT:      cublaslt_rt.matmul @k a(%w : memref<32x64xbf16>) b(%x : memref<1x64xbf16>) d(%u : memref<1x32xbf16>)
+// CHECK-NEXT:      cublaslt_rt.fused_launch ins(%g, %u : memref<1x32xbf16>, memref<1x32xbf16>) outs(%m : memref<1x32xbf16>) {
+// CHECK-NEXT:      ^bb0(%{{.*}}: tensor<1x32xbf16>, %{{.*}}: tensor<1x32xbf16>):
+// CHECK-NEXT:        %{{.*}} = hl.silu
+// CHECK-NEXT:        %{{.*}} = hl.mul
+// CHECK-NEXT:        hl.yield
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+cublaslt_rt.plan @k {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 32 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
+func.func @gated(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %g: memref<1x32xbf16>, %u: memref<1x32xbf16>, %m: memref<1x32xbf16>) -> memref<1x32xbf16> {
+  cublaslt_rt.matmul_group {
+    cublaslt_rt.matmul @k a(%w : memref<32x64xbf16>) b(%x : memref<1x64xbf16>) d(%g : memref<1x32xbf16>)
+    cublaslt_rt.matmul @k a(%w : memref<32x64xbf16>) b(%x : memref<1x64xbf16>) d(%u : memref<1x32xbf16>)
+    cublaslt_rt.fused_launch ins(%g, %u : memref<1x32xbf16>, memref<1x32xbf16>) outs(%m : memref<1x32xbf16>) {
+    ^bb0(%a: tensor<1x32xbf16>, %b: tensor<1x32xbf16>):
+      %s = hl.silu %a : tensor<1x32xbf16> -> tensor<1x32xbf16>
+      %p = hl.mul %s, %b : (tensor<1x32xbf16>, tensor<1x32xbf16>) -> tensor<1x32xbf16>
+      hl.yield %p : tensor<1x32xbf16>
+    }
+  }
+  func.return %m : memref<1x32xbf16>
+}
