@@ -185,15 +185,17 @@ def _computes_host_scalar(node: fx.Node) -> bool:
 
 
 def _host_number(node: fx.Node) -> bool:
-    """A number a host scalar may read: a size or number input, size arithmetic, or a
-    0-d CPU input or constant of a dtype lumir does not import (a Python float lifted
-    to float64, a `torch.tensor(0.5, dtype=torch.float64)` built in the forward)."""
+    """A number a host scalar may read: a size or number input, size arithmetic, a 0-d
+    CPU input of a dtype lumir does not import (a Python float lifted to float64), or a
+    0-d CPU constant of any dtype (a `torch.tensor(0.5, dtype=torch.float64)` built in
+    the forward; the int64 constant Dynamo makes of a NumPy scalar, which Reformer's
+    `x / np.sqrt(head_size)` casts to float64 before its `sqrt`)."""
     value = node.meta.get("val")
     if node.op == "call_function":
         return is_shape_node(node)
     if node.op == "get_attr":
         value = _attribute(node)
-        return isinstance(value, torch.Tensor) and _is_host_tensor(value)
+        return isinstance(value, torch.Tensor) and value.dim() == 0 and value.device.type == "cpu"
     if node.op != "placeholder":
         return False
     if isinstance(value, torch.Tensor):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import warnings
 
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
@@ -184,4 +185,35 @@ def test_an_integer_of_sizes_is_evaluated_not_run_in_eager(name):
     for got, want in _compiled_and_eager(function, shapes, torch.float32):
         assert (got.shape, got.stride(), got.dtype) == (want.shape, want.stride(), want.dtype)
         assert torch.equal(got, want)
+    _no_fallback_and_one_partition()
+
+
+NUMPY_SCALARS = {
+    "over the NumPy square root of a width (Reformer)": lambda x: x / np.sqrt(x.shape[-1]),
+    "times the NumPy square root of a float64": lambda x: x * np.sqrt(np.float64(x.shape[-1])),
+    "times a NumPy float32": lambda x: x * np.float32(0.5),
+    "over the math square root of a width": lambda x: x / math.sqrt(x.shape[-1]),
+}
+
+
+@torch.no_grad()
+@pytest.mark.parametrize("dynamic", [False, True])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("name", sorted(NUMPY_SCALARS))
+def test_a_numpy_scalar_of_a_width_runs_on_the_host(name, dtype, dynamic):
+    """Dynamo makes `np.sqrt(d)` of an integer `d` an int64 0-d constant that the graph
+    casts to float64 and takes the square root of: the chain runs on the host, as eager,
+    and the partition reads its cast (it ran in eager, named, and split the graph)."""
+    function = NUMPY_SCALARS[name]
+    torch._dynamo.reset()
+    stats.reset()
+    compiled = torch.compile(function, backend="lumir", dynamic=dynamic)
+    generator = torch.Generator().manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LumirFallbackWarning)
+        for shape in [(3, 5, 8), (4, 6, 8)]:
+            x = torch.randn(shape, generator=generator).to(dtype)
+            got, want = compiled(x), function(x)
+            assert got.dtype == want.dtype
+            assert torch.equal(got, want)
     _no_fallback_and_one_partition()
