@@ -376,9 +376,14 @@ def _masked_put_check(node: fx.Node) -> str | None:
         return "not a tensor index_put"
     assert isinstance(mask_val, torch.Tensor)
     leading = mask_val.dim()
-    if leading > x_val.dim() or any(
-        expression(m) != expression(s) for m, s in zip(mask_val.shape, x_val.shape, strict=False)
-    ):
+    if leading > x_val.dim():
+        return "a boolean mask that is not of x's leading dimensions"
+    for m, s in zip(mask_val.shape, x_val.shape[:leading], strict=True):
+        if expression(m) == expression(s):
+            continue
+        if _hint(m) is not None and _hint(m) == _hint(s):
+            # no guard ties them: another call may have other sizes, where eager raises
+            return f"a boolean mask of size {m} where x's is {s}, equal only at the traced call"
         return "a boolean mask that is not of x's leading dimensions"
     rest = list(x_val.shape[leading:])
     extra = values_val.dim() - len(rest)
@@ -392,6 +397,13 @@ def _masked_put_check(node: fx.Node) -> str | None:
     if _accumulates(node) and x_val.dtype == torch.bool:
         return "accumulate=True into a bool tensor"
     return None
+
+
+def _hint(size: object) -> int | None:
+    """The value a size has at the traced call, where known."""
+    if isinstance(size, torch.SymInt):
+        return size.node.hint if size.node.has_hint() else None
+    return size if isinstance(size, int) else None
 
 
 def index_put_check(node: fx.Node) -> str | None:

@@ -3,11 +3,13 @@ run by the compiled CPU program exactly as torch computes them."""
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 import torch
 import torch.nn.functional as F
 
-from lumir.backend import stats
+from lumir.backend import LumirFallbackWarning, stats
 from lumir.testing.devices import CPU_AND_CUDA
 
 
@@ -361,3 +363,61 @@ def test_a_padded_frame_mask_written_in_place_compiles_under_dynamic_lengths():
         torch.testing.assert_close(compiled(x, m), f(x, m))
     assert stats.GRAPHS
     assert all(not g.fallback_ops and len(g.partitions) == 1 for g in stats.GRAPHS), stats.GRAPHS
+
+
+def _marked(x_shape, mask_shape, generator):
+    """An x and an integer mask of these shapes, every dimension marked dynamic (so each
+    is a symbol of its own)."""
+    x = torch.randn(x_shape, generator=generator)
+    mask = torch.randint(0, 3, mask_shape, generator=generator)
+    for tensor in (x, mask):
+        torch._dynamo.mark_dynamic(tensor, 0)
+        torch._dynamo.mark_dynamic(tensor, 1)
+    return x, mask
+
+
+def _lumir_warnings(caught) -> list[str]:
+    return [str(w.message) for w in caught if issubclass(w.category, LumirFallbackWarning)]
+
+
+@torch.no_grad()
+def test_a_mask_of_another_batch_symbol_is_imported_only_where_a_guard_ties_them():
+    """Longformer's `ext[mask == 2] = max` where the mask's batch is another symbol than
+    ext's: where the graph guards them equal (a later broadcast of the two), torch's
+    shape env replaces one by the other and the write is imported (one partition); where
+    nothing does, they are equal only at the calls so far, a later call of the same
+    graph may differ (eager raises there), so the write stays in eager, named with that
+    reason."""
+
+    def tied(x, mask):
+        x = x * 1.0
+        x[mask == 2] = 5.0
+        return x + mask
+
+    def untied(x, mask):
+        x = x * 1.0
+        x[mask == 2] = 5.0
+        return x
+
+    generator = torch.Generator().manual_seed(3)
+    for f in (tied, untied):
+        torch._dynamo.reset()
+        stats.reset()
+        compiled = torch.compile(f, backend="lumir", options={"report": False})
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for shape in ((2, 6), (3, 9)):
+                x, mask = _marked(shape, shape, generator)
+                assert torch.equal(compiled(x, mask), f(x, mask))
+        if f is tied:
+            assert _lumir_warnings(caught) == []
+            assert [len(g.partitions) for g in stats.GRAPHS] == [1]
+    (message,) = _lumir_warnings(caught)
+    assert "aten.index_put.default: a boolean mask of size" in message
+    assert "equal only at the traced call" in message
+    x, mask = _marked((2, 6), (3, 6), generator)
+    with pytest.raises(IndexError):
+        untied(x, mask)
+    with pytest.raises(IndexError):
+        compiled(x, mask)
+    assert len(stats.GRAPHS) == 1  # the same graph, not a recompile
