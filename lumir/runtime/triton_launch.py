@@ -44,10 +44,12 @@ MAX_THREADS = 8
 
 FP_FUSION = True
 """Whether Triton may contract a multiply and an add into one FMA in lumir's kernels,
-passed to every launch (`enable_fp_fusion`) rather than left to Triton's default. It
-is what every kernel lumir has run and measured was compiled with, and what nvcc does
-for torch's own CUDA kernels; Triton 3.9 warns that its default turns off in 3.10, and
-an unpinned default would change the bits lumir's kernels write with a Triton upgrade."""
+passed to every launch that does not say (`enable_fp_fusion`) rather than left to
+Triton's default: what nvcc does for torch's own CUDA kernels. Triton 3.9 warns that
+its default turns off in 3.10, and an unpinned default would change the bits lumir's
+kernels write with a Triton upgrade. The fused kernels and the GEMV kernels pass
+`lumir.runtime.fused_kernels.FP_FUSION` (off) instead: they must round where torch does,
+and a GEMV with an epilogue must write the bits of the GEMV and the fused kernel."""
 
 SWITCH = "LUMIR_COMPILE_AHEAD"
 """`LUMIR_COMPILE_AHEAD=0` turns compiling ahead off: every kernel compiles at its first
