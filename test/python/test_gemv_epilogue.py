@@ -181,3 +181,79 @@ def test_on_cuda_the_one_kernel_gives_the_two_launches_bits(text: str) -> None:
         assert torch.equal(on(*inputs), off(*inputs))
     on.close()
     off.close()
+
+
+def _compile_for_hopper(kernel, signature: dict, constants: dict) -> str | None:
+    """The PTX of `kernel` compiled for an H100/H200 target on the CPU, as the GPU would
+    compile it at its first launch (None where this machine has no ptxas: the front end
+    still ran)."""
+    triton = pytest.importorskip("triton")
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+
+    from lumir.runtime.fused_kernels import FP_FUSION
+
+    source = ASTSource(kernel, {**signature, **dict.fromkeys(constants, "constexpr")}, constants)
+    options = {"num_warps": 2, "enable_fp_fusion": FP_FUSION, "launch_pdl": True}
+    try:
+        compiled = triton.compile(source, target=GPUTarget("cuda", 90, 32), options=options)
+    except RuntimeError as error:
+        if "ptxas" not in str(error).lower():
+            raise
+        return None
+    return compiled.asm["ptx"]
+
+
+@pytest.mark.skipif(triton_interpreter_available() is not None, reason="needs triton")
+@pytest.mark.parametrize("text", [SILU_MUL, F32_INSIDE], ids=["silu-mul", "f32-inside"])
+def test_the_one_kernel_compiles_for_hopper(text: str, tmp_path: Path) -> None:
+    """The interpreter runs Python, not Triton's compiler: the generated kernel must also
+    compile for the GPU, with its sums as fused multiply-adds and the PDL wait."""
+    from lumir.runtime.fused_kernels import compile_text
+    from lumir.runtime.triton_codegen import EpilogueMember, generate_gemv_epilogue
+
+    (group,) = _groups(_lowered(text))
+    epilogue = group.epilogue()
+    assert epilogue is not None
+    elements = [member.d.type.element_type.name for member in group.members()]  # type: ignore[attr-defined]
+    members = tuple(EpilogueMember(False, False, element) for element in elements)
+    kernel = compile_text(generate_gemv_epilogue(epilogue.body.block, members, [0, 1]))
+    d = "*bf16" if elements[0] == "bf16" else "*fp32"
+    signature = {"x": "*bf16", "k": "i32", "stride_x": "i32", "m": "i32", "out0": "*bf16"}
+    for i in range(2):
+        signature |= {f"a{i}": "*bf16", f"c{i}": d, f"bias{i}": d, f"alpha{i}": "fp32"}
+        signature |= {f"beta{i}": "fp32"}
+        signature |= {f"stride_{n}{i}": "i32" for n in ("am", "ak", "c", "bias")}
+    signature = {name: signature[name] for name in kernel.arg_names if name in signature}
+    ptx = _compile_for_hopper(kernel, signature, {"BLOCK_M": 2, "BLOCK_K": 2048, "PDL": True})
+    if ptx is not None:
+        assert "fma.rn.f32" in ptx and "griddepcontrol.wait" in ptx
+
+
+@pytest.mark.skipif(triton_interpreter_available() is not None, reason="needs triton")
+@pytest.mark.parametrize("prefetch", [False, True])
+def test_the_gemv_kernels_compile_for_hopper_with_their_fused_multiply_adds(prefetch: bool) -> None:
+    """The single and the grouped GEMV kernel, compiled without contraction as the loader
+    compiles them, still sum with fused multiply-adds (`gemv_kernel.gemv_rows`)."""
+    from lumir.runtime.gemv_kernel import gemv_kernel, grouped_gemv_kernel
+
+    flags = {"BLOCK_M": 2, "BLOCK_K": 2048, "PDL": True, "PREFETCH_A": prefetch}
+    pointers = ("a_ptr", "x_ptr", "c_ptr", "bias_ptr", "d_ptr")
+    single = {
+        name: "*bf16" if name in pointers else "fp32" if name in ("alpha", "beta") else "i32"
+        for name in gemv_kernel.arg_names
+        if name not in (*flags, "HAS_C", "HAS_BIAS")
+    }
+    ptx = _compile_for_hopper(gemv_kernel, single, {**flags, "HAS_C": True, "HAS_BIAS": True})
+    assert ptx is None or "fma.rn.f32" in ptx
+    members = 3
+    grouped = {"x_ptr": "*bf16", "k": "i32", "stride_x": "i32"}
+    for name in ("a_ptrs", "c_ptrs", "bias_ptrs", "d_ptrs"):
+        grouped[name] = ("*bf16",) * members
+    for name in ("ms", "strides_am", "strides_ak", "strides_c", "strides_bias", "strides_d"):
+        grouped[name] = ("i32",) * members
+    grouped |= {"alphas": ("fp32",) * members, "betas": ("fp32",) * members}
+    grouped |= {"starts": ("i32",) * members, "ends": ("i32",) * members}
+    constants = {**flags, "MEMBERS": members, "C_MEMBERS": 2, "BIAS_MEMBERS": 1}
+    ptx = _compile_for_hopper(grouped_gemv_kernel, grouped, constants)
+    assert ptx is None or "fma.rn.f32" in ptx
