@@ -614,6 +614,14 @@ def view_users(value: SSAValue) -> list[Operation]:
     return found
 
 
+def epilogue_sources(group: MatmulGroupOp, epilogue: FusedLaunchOp) -> list[int | None]:
+    """For each input of `epilogue`, the index of the member of `group` whose D it is (the
+    same bytes, views resolved), None where it is none (which the verifier refuses)."""
+    ds = [byte_range(member.d) for member in group.members()]
+    found = [byte_range(value) for value in epilogue.inputs]
+    return [ds.index(bytes_) if bytes_ in ds else None for bytes_ in found]
+
+
 def gemv_epilogue_problems(group: MatmulGroupOp, epilogue: FusedLaunchOp) -> list[str]:
     """Why `epilogue` cannot be the last step of the one kernel that runs `group` on CUDA
     (empty when it can).
@@ -643,11 +651,8 @@ def gemv_epilogue_problems(group: MatmulGroupOp, epilogue: FusedLaunchOp) -> lis
         return problems
     (m,) = rows
     read = [False] * len(members)
-    for index, value in enumerate(epilogue.inputs):
-        owner = next(
-            (i for i, member in enumerate(members) if byte_range(member.d) == byte_range(value)),
-            None,
-        )
+    owners = epilogue_sources(group, epilogue)
+    for index, (value, owner) in enumerate(zip(epilogue.inputs, owners, strict=True)):
         element = element_of(value)
         if owner is None or buffer_elements(value) != m or element != element_of(members[owner].d):
             problems.append(

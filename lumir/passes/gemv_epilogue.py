@@ -52,8 +52,11 @@ def _readers(state: ProgramOrder, value: SSAValue) -> list[Operation]:
     return sorted(found, key=state.position.__getitem__)
 
 
-def _epilogue_of(state: ProgramOrder, group: MatmulGroupOp) -> FusedLaunchOp | None:
-    """The fused launch that may become `group`'s epilogue, if any (module doc)."""
+def _epilogue_of(
+    state: ProgramOrder, group: MatmulGroupOp
+) -> tuple[FusedLaunchOp, list[Operation]] | None:
+    """The fused launch that may become `group`'s epilogue, if any (module doc), with the
+    load-time ops that must move above the group with it."""
     readers: list[Operation] = []
     for member in group.members():
         readers += [op for op in _readers(state, member.d) if op is not group]
@@ -62,13 +65,14 @@ def _epilogue_of(state: ProgramOrder, group: MatmulGroupOp) -> FusedLaunchOp | N
     launch = readers[0]
     if not isinstance(launch, FusedLaunchOp) or state.position[launch] < state.position[group]:
         return None
-    if state.definitions_to_move(launch, group) is None:
+    moved = state.definitions_to_move(launch, group)
+    if moved is None:
         return None
     effects = state.access(launch)
     crossed = state.crossed(group, launch)
     if not state.can_move_above(effects.reads, effects.writes, crossed):
         return None
-    return launch
+    return launch, moved
 
 
 def add_epilogues(func: FuncOp) -> int:
@@ -81,11 +85,10 @@ def add_epilogues(func: FuncOp) -> int:
     for group in [op for op in block.ops if isinstance(op, MatmulGroupOp)]:
         if group.epilogue() is not None:
             continue
-        launch = _epilogue_of(state, group)
-        if launch is None or gemv_epilogue_problems(group, launch):
+        found = _epilogue_of(state, group)
+        if found is None or gemv_epilogue_problems(group, found[0]):
             continue
-        moved = state.definitions_to_move(launch, group)
-        assert moved is not None
+        launch, moved = found
         for definition in moved:
             definition.detach()
             block.insert_op_before(definition, group)

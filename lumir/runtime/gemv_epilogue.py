@@ -77,7 +77,6 @@ class GemvEpiloguePlan:
             "enable_fp_fusion": FP_FUSION,
         }
         grid = (-(-m // block_m),)
-        self.text = text
         self._launch = TritonLaunch(compile_text(text), grid, tuple(arguments), options)
 
     def run(self) -> None:

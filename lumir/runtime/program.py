@@ -63,6 +63,7 @@ from lumir.dialects.cublaslt_rt import (
     ViewOp,
     Window,
     byte_range,
+    epilogue_sources,
     inverse_permutation,
     overlap,
 )
@@ -770,11 +771,7 @@ class _Loader:
         from lumir.runtime.gemv import GemvPlan
         from lumir.runtime.gemv_epilogue import GemvEpiloguePlan
 
-        members = op.members()
-        sources = [
-            next(i for i, m in enumerate(members) if byte_range(m.d) == byte_range(value))
-            for value in epilogue.inputs
-        ]
+        sources = cast(list[int], epilogue_sources(op, epilogue))  # verified: no None
         outputs = [self._view(value, self.buffers[value]) for value in epilogue.outputs]
         try:
             calls = [cast(GemvPlan, plan).operands for plan in plans]

@@ -30,11 +30,12 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import torch
 
 from lumir.cublaslt_enums import DataType, Operand
-from lumir.dialects.cublaslt_rt import MatmulGroupOp, PlanOp, byte_range
+from lumir.dialects.cublaslt_rt import MatmulGroupOp, PlanOp, epilogue_sources
 from lumir.matmul_descriptor import MatmulDescriptor
 from lumir.operand_layout import matrix_layout
 from lumir.parsing import parse_module_text
@@ -204,10 +205,7 @@ def check_epilogue(group: MatmulGroupOp, seed: int) -> bool:
     members = [call.build(GemvPlan, d) for call, d in zip(calls, ds, strict=True)]
     GroupedGemvPlan([member.operands for member in members]).run()  # type: ignore[attr-defined]
     members_d = [member.operands.d for member in members]  # type: ignore[attr-defined]
-    sources = [
-        next(i for i, m in enumerate(group.members()) if byte_range(m.d) == byte_range(value))
-        for value in epilogue.inputs
-    ]
+    sources = cast(list[int], epilogue_sources(group, epilogue))  # verified: no None
     inputs = [
         members_d[source].reshape(shaped_type_parts(value.type)[0])
         for source, value in zip(sources, epilogue.inputs, strict=True)
