@@ -1,11 +1,11 @@
 """The pipeline as the backend runs it: per-length stages around a once-per-graph fusion.
 
-`lumir-pipeline` is hl-canonicalize, hl-to-cublaslt, cublaslt-fuse, cublaslt-verify,
-fuse-kernels, lower-to-cublaslt-rt, group-gemv, gemv-epilogue, chunk-rows, share-buffers.
-The backend splits it where the cost is: `prepare` (canonicalize and lower to
-cublaslt: cheap, run for every concrete length), `fuse` (equality saturation and
-verified extraction: run once per graph, counted), and `lower` (to runtime buffers, per
-length). Each stage's output can be written to a dump directory.
+The backend runs `lumir-pipeline` (lumir.passes.pipeline.PIPELINE, which alone says
+the order) split where the cost is: `prepare` (its passes up to hl-to-cublaslt: cheap,
+run for every concrete length), `fuse` (cublaslt-fuse under the backend's rule and
+precision options, and its verification: equality saturation and verified extraction,
+run once per graph, counted), and `lower` (its passes after cublaslt-verify, to runtime
+buffers, per length). Each stage's output can be written to a dump directory.
 """
 
 from __future__ import annotations
@@ -21,14 +21,8 @@ from xdsl.printer import Printer
 from lumir.backend.options import BackendOptions
 from lumir.context import lumir_context
 from lumir.egraph_bridge.fuse_pass import CublasltFusePass
-from lumir.passes.chunk_rows import ChunkRowsPass
 from lumir.passes.fuse_kernels import FuseKernelsPass
-from lumir.passes.gemv_epilogue import GemvEpiloguePass
-from lumir.passes.group_gemv import GroupGemvPass
-from lumir.passes.hl_canonicalize import HLCanonicalizePass
-from lumir.passes.hl_to_cublaslt import HLToCublasltPass
-from lumir.passes.lower_to_cublaslt_rt import LowerToCublasltRtPass
-from lumir.passes.share_buffers import ShareBuffersPass
+from lumir.passes.pipeline import LumirPipelinePass
 
 
 class LumirDumpWarning(UserWarning):
@@ -87,19 +81,20 @@ def name_values(module: ModuleOp) -> None:
 
 
 def prepare(module: ModuleOp, dump: Dumper) -> ModuleOp:
-    """hl-canonicalize and hl-to-cublaslt, then `name_values` (modifies `module`).
+    """lumir-pipeline's passes up to hl-to-cublaslt, then `name_values` (modifies
+    `module`).
 
     Verified once, at the end: this runs for every new length, and verification is most
     of its cost.
     """
     ctx = lumir_context()
     dump("import", module)
-    HLCanonicalizePass().apply(ctx, module)
-    dump("hl-canonicalize", module)
-    HLToCublasltPass().apply(ctx, module)
-    module.verify()
-    name_values(module)
-    dump("hl-to-cublaslt", module)
+    for stage in LumirPipelinePass(stop_after="hl-to-cublaslt").stages():
+        stage.apply(ctx, module)
+        if stage.name == "hl-to-cublaslt":
+            module.verify()
+            name_values(module)
+        dump(stage.name, module)
     return module
 
 
@@ -120,34 +115,28 @@ def fuse(module: ModuleOp, options: BackendOptions, dump: Dumper) -> ModuleOp:
 
 
 def lower(module: ModuleOp, dump: Dumper, options: BackendOptions | None = None) -> ModuleOp:
-    """The rest of lumir-pipeline (modifies `module`): fuse-kernels unless turned off,
-    lower-to-cublaslt-rt, group-gemv when `gemv` and `group_gemv` are on (then
-    gemv-epilogue unless `gemv_epilogue` is off), chunk-rows unless `chunk_bytes` is 0,
-    share-buffers.
+    """lumir-pipeline's passes after cublaslt-verify (modifies `module`), under the
+    backend's options: `fuse_kernels=False` skips fuse-kernels (one launch per hl op);
+    `gemv=False` keeps every plan on cuBLASLt; `group_gemv=False` keeps one launch per
+    GEMV call (and so no gemv-epilogue); `gemv_epilogue=False` keeps the GEMV group's
+    elementwise consumer a launch of its own; `chunk_bytes` bounds the temporaries of a
+    row-local GEMM group before it runs in chunks (0: never). No options: the defaults.
 
-    `lumir.runtime.load` verifies the result. The backend option `fuse_kernels=False`
-    skips fuse-kernels (one launch per hl op); `gemv=False` keeps every plan on
-    cuBLASLt; `group_gemv=False` keeps one launch per GEMV call; `chunk_bytes` bounds the
-    temporaries of a row-local GEMM group before it runs in chunks. No options: the
-    defaults.
+    `lumir.runtime.load` verifies the result; fuse-kernels' output is verified here,
+    because lowering reads the `hl.fused` bodies it builds as verified.
     """
     options = options or BackendOptions()
     ctx = lumir_context()
-    if options.fuse_kernels:
-        FuseKernelsPass().apply(ctx, module)
-        module.verify()
-        dump("fuse-kernels", module)
-    LowerToCublasltRtPass(gemv=options.gemv, share_buffers=False).apply(ctx, module)
-    dump("lower-to-cublaslt-rt", module)
-    if options.gemv and options.group_gemv:
-        GroupGemvPass().apply(ctx, module)
-        dump("group-gemv", module)
-        if options.gemv_epilogue:
-            GemvEpiloguePass().apply(ctx, module)
-            dump("gemv-epilogue", module)
-    if options.chunk_bytes:
-        ChunkRowsPass(max_bytes=options.chunk_bytes).apply(ctx, module)
-        dump("chunk-rows", module)
-    ShareBuffersPass().apply(ctx, module)
-    dump("share-buffers", module)
+    pipeline = LumirPipelinePass(
+        fuse_kernels=options.fuse_kernels,
+        gemv=options.gemv,
+        group_gemv=options.group_gemv,
+        gemv_epilogue=options.gemv_epilogue,
+        chunk_bytes=options.chunk_bytes,
+    )
+    for stage in pipeline.stages(after="cublaslt-verify"):
+        stage.apply(ctx, module)
+        if isinstance(stage, FuseKernelsPass):
+            module.verify()
+        dump(stage.name, module)
     return module

@@ -82,11 +82,19 @@ class LumirPipelinePass(ModulePass):
                 ]
             )
 
-    def stages(self) -> tuple[ModulePass, ...]:
-        """The passes this pipeline runs, up to `stop_after`."""
+    def stages(self, after: str | None = None) -> tuple[ModulePass, ...]:
+        """The passes this pipeline runs, up to `stop_after`; with `after`, only those
+        that follow that pass of PIPELINE.
+
+        The backend runs the pipeline in parts (lumir.backend.stages: the fusion once per
+        graph, the rest per length) and asks for each part here, so the order and the
+        options that drop a stage are written once.
+        """
         names = PIPELINE
         if self.stop_after is not None:
             names = PIPELINE[: PIPELINE.index(self.stop_after) + 1]
+        if after is not None:
+            names = names[PIPELINE.index(after) + 1 :]
         passes = available_passes()
         stages = []
         for name in names:
