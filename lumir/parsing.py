@@ -127,6 +127,7 @@ class _TensorElement(Parser._TensorLiteralElement):
         return super().to_complex(parser, type)
 
     def to_type(self, parser: AttrParser, type: Attribute):
+        _refuse_unpackable(parser, type, self.span)
         value = super().to_type(parser, type)  # type: ignore[arg-type]
         if (
             isinstance(value, float)
@@ -177,11 +178,39 @@ def _overflows(value: float, element_type: Attribute) -> bool:
     return not math.isfinite(next(element_type.iter_unpack(packed)))
 
 
+def _packable(element_type: Attribute) -> bool:
+    """Whether xDSL can store a literal of this float type as bytes (and so print it).
+
+    Its f80 and f128 types have no byte layout (`format` raises NotImplementedError), so
+    a `dense<...>` of them, or a `1.0 : f80` attribute, failed in the parser or in the
+    printer of an error message with a traceback.
+    """
+    if isinstance(element_type, ComplexType):
+        element_type = element_type.element_type
+    if not isinstance(element_type, AnyFloat):
+        return True
+    try:
+        element_type.pack([])
+    except NotImplementedError:
+        return False
+    return True
+
+
+def _refuse_unpackable(parser: AttrParser, element_type: Attribute, span: Span) -> None:
+    if not _packable(element_type):
+        parser.raise_error(
+            f"{element_type} literals are not supported: lumir stores a literal's value "
+            "as bytes of a type of at most 64 bits (use f64)",
+            at_position=span,
+        )
+
+
 @dataclass
 class _HexTensorElement(_TensorElement):
     """A dense-literal element written in hex: a bit pattern when the type is a float."""
 
     def to_type(self, parser: AttrParser, type: Attribute):
+        _refuse_unpackable(parser, type, self.span)
         if isinstance(self.value, int) and not self.is_negative:
             width = type.bitwidth if isinstance(type, AnyFloat) else None
             if width is not None and self.value >> width:
@@ -337,6 +366,8 @@ class LocatedParser(Parser):
         span = self._current_token.span
         literal = _DECIMAL_LITERAL.match(span.input.content, span.start)
         attr = super().parse_optional_builtin_int_or_float_attr()
+        if isinstance(attr, FloatAttr):
+            _refuse_unpackable(self, attr.type, span)
         if literal is not None and isinstance(attr, FloatAttr) and math.isinf(attr.value.data):
             self.raise_error(_out_of_range(literal.group(), attr.type), at_position=span)
         return attr
@@ -365,6 +396,14 @@ class LocatedParser(Parser):
         if isinstance(element_type, IntegerType):
             value = element_type.get_normalized_value(value)
         return DenseIntOrFPElementsAttr(type, BytesAttr(element_type.pack([value])))
+
+    def _parse_dense_literal_type(self):  # type: ignore[override]
+        """The `: tensor<...>` of a dense literal, refused at once when xDSL cannot
+        store its elements (f80, f128), however many elements the literal has."""
+        span = self._current_token.span
+        type = super()._parse_dense_literal_type()
+        _refuse_unpackable(self, type.get_element_type(), span)
+        return type
 
     def _parse_tensor_literal_element(self) -> Parser._TensorLiteralElement:
         token = self._current_token
