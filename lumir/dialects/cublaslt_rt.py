@@ -32,7 +32,7 @@ CPU and CUDA executors run without further checks.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 
 from xdsl.dialects.builtin import (
@@ -141,7 +141,26 @@ def dense_memref_problem(value_type: Attribute) -> str | None:
         return f"buffer {value_type} has a layout; buffers are dense and row-major"
     if not isinstance(value_type.memory_space, NoneAttr):
         return f"buffer {value_type} has a memory space; executors place every buffer"
+    if dtype_byte_width(value_type.element_type) is None:
+        return (
+            f"buffer {value_type} holds {value_type.element_type}, which has no byte width; "
+            "buffers hold elements of a fixed width (f32, bf16, i64, ...)"
+        )
     return None
+
+
+def _members_lack_buffers(members: Iterable[Operation]) -> bool:
+    """Whether an operand of a group's member is no runtime buffer (`dense_memref_problem`).
+
+    A group's checks compare the byte ranges of its members' buffers, which such an
+    operand has none of; the member's own verifier reports it, located at the member,
+    so the group says nothing more (it asserted on a `memref<index>`).
+    """
+    return any(
+        dense_memref_problem(value.type) is not None
+        for member in members
+        for value in member.operands
+    )
 
 
 def _require_buffer(op: Operation, role: str, value: SSAValue) -> MemRefType[Attribute]:
@@ -530,6 +549,8 @@ class MatmulGroupOp(IRDLOperation):
                 f"cublaslt_rt.fused_launch, and no block arguments; found "
                 f"{', '.join(strangers) or 'block arguments'}"
             )
+        if _members_lack_buffers(self.body.block.ops):
+            return
         problems = matmul_group_problems(self.members())
         epilogue = self.epilogue()
         if epilogue is not None:
@@ -1120,6 +1141,8 @@ class LaunchGroupOp(IRDLOperation):
                 f"'{self.name}' holds only cublaslt_rt.launch ops and no block arguments, "
                 f"found {', '.join(strangers) or 'block arguments'}"
             )
+        if _members_lack_buffers(self.body.block.ops):
+            return
         problems = launch_group_problems(self.members())
         if problems:
             raise FindingsVerifyException([f"'{self.name}' {p}" for p in problems])

@@ -32,3 +32,12 @@ func.func @tensor() {
   %a = "cublaslt_rt.alloc"() : () -> tensor<4xf32>
   func.return
 }
+
+// -----
+
+// An element type without a byte width (index, complex) has no buffer layout.
+func.func @index_elements() {
+  // expected-error @+1 {{'cublaslt_rt.alloc' buffer memref<2xindex> holds index, which has no byte width; buffers hold elements of a fixed width (f32, bf16, i64, ...)}}
+  %a = cublaslt_rt.alloc : memref<2xindex>
+  func.return
+}

@@ -77,3 +77,17 @@ func.func @stranger(%a: memref<i64>) {
   }
   func.return
 }
+
+// -----
+
+// A member on buffers without a byte width is refused at the member; the group's check
+// that no member writes what another reads needs byte ranges, and asserted on them.
+func.func @index_buffers(%c0: memref<index>, %c1: memref<index>, %one: memref<index>) {
+  cublaslt_rt.launch_group {
+    // expected-error @+1 {{'cublaslt_rt.launch' input: buffer memref<index> holds index, which has no byte width}}
+    cublaslt_rt.launch "hl.add" ins(%c0, %one : memref<index>, memref<index>) outs(%c0 : memref<index>)
+    // expected-error @+1 {{'cublaslt_rt.launch' input: buffer memref<index> holds index, which has no byte width}}
+    cublaslt_rt.launch "hl.add" ins(%c1, %one : memref<index>, memref<index>) outs(%c1 : memref<index>)
+  }
+  func.return
+}

@@ -218,3 +218,22 @@ func.func @launch_first(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %g: memre
   }
   func.return
 }
+
+// -----
+
+// An epilogue input without a byte width: refused at the epilogue (matching it to a
+// member's D by byte range asserted).
+cublaslt_rt.plan @k {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 32 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
+func.func @index_epilogue(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %g: memref<1x32xbf16>, %u: memref<1x32xbf16>, %i: memref<1x32xindex>, %m: memref<1x32xbf16>) {
+  cublaslt_rt.matmul_group {
+    cublaslt_rt.matmul @k a(%w : memref<32x64xbf16>) b(%x : memref<1x64xbf16>) d(%g : memref<1x32xbf16>)
+    cublaslt_rt.matmul @k a(%w : memref<32x64xbf16>) b(%x : memref<1x64xbf16>) d(%u : memref<1x32xbf16>)
+    // expected-error @+1 {{'cublaslt_rt.fused_launch' input: buffer memref<1x32xindex> holds index, which has no byte width}}
+    cublaslt_rt.fused_launch ins(%g, %u, %i : memref<1x32xbf16>, memref<1x32xbf16>, memref<1x32xindex>) outs(%m : memref<1x32xbf16>) {
+    ^bb0(%a: tensor<1x32xbf16>, %b: tensor<1x32xbf16>, %c: tensor<1x32xindex>):
+      %p = hl.mul %a, %b : (tensor<1x32xbf16>, tensor<1x32xbf16>) -> tensor<1x32xbf16>
+      hl.yield %p : tensor<1x32xbf16>
+    }
+  }
+  func.return
+}

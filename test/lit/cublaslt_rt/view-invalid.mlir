@@ -32,3 +32,13 @@ func.func @strided(%x: memref<4x8xf32>) {
   %t = cublaslt_rt.view %x {byte_offset = 0 : i64} : memref<4x8xf32> -> memref<8x4xf32, strided<[1, 8]>>
   func.return
 }
+
+// -----
+
+// A view as index elements: index has no byte width, so the offset check has no unit
+// (the verifier asserted).
+func.func @index_view(%a: memref<16xi8>) {
+  // expected-error @+1 {{'cublaslt_rt.view' result: buffer memref<2xindex> holds index, which has no byte width}}
+  %v = cublaslt_rt.view %a {byte_offset = 0 : i64} : memref<16xi8> -> memref<2xindex>
+  func.return
+}
