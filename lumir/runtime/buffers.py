@@ -71,6 +71,8 @@ def constant_tensor(value: DenseIntOrFPElementsAttr) -> torch.Tensor:
     """A CPU tensor holding the elements of a dense literal, in its element type."""
     value_type = value.get_type()
     shape, dtype = shaped_type_parts(value_type)
+    if 0 in shape:  # `dense<1.0> : tensor<0x8xf32>` stores its one element for none
+        return torch.empty(shape, dtype=dtype)
     first = splat_element(value)
     if first is not None:
         return torch.full(shape, first, dtype=dtype)
