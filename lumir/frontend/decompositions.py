@@ -50,6 +50,7 @@ ReLU (`_rrelu_with_noise`).
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Callable
 
 import torch
@@ -507,6 +508,29 @@ def _contiguous_rrelu(call: Callable[..., object], functional: bool) -> Callable
     return _named(rrelu, call)
 
 
+def _contiguous_power_of_a_number(call: Callable[..., object]) -> Callable[..., object]:
+    """`call` (`torch.pow`, `operator.pow`) with its result contiguous when the base is
+    a number and the exponent a tensor (`2.0 ** x`, `torch.pow(2, x)`): ATen's
+    pow.Scalar meta allocates its output contiguous on every device, where the traced
+    op keeps the exponent's layout, so a transposed x gave a transposed result (and
+    every op after it followed). A tensor base is pow.Tensor_*, whose result follows
+    its inputs' layout in eager as in the trace: left as it is."""
+
+    def power(*args: object, **kwargs: object) -> object:
+        result = call(*args, **kwargs)
+        base = args[0] if args else kwargs.get("self", kwargs.get("input"))
+        if isinstance(result, torch.Tensor) and not isinstance(base, torch.Tensor):
+            return _in_layout(result, None)
+        return result
+
+    return _named(power, call)
+
+
+def _reflected_power(x: object, base: object) -> object:
+    """`x.__rpow__(base)` (a number to the power of a tensor) laid out as eager does."""
+    return _contiguous_power_of_a_number(torch.pow)(base, x)
+
+
 def _named(wrapper: Callable[..., object], call: object) -> Callable[..., object]:
     """`wrapper` named after `call` but in this module: not `functools.wraps`, whose
     module (torch's) would make the generated code of a graph calling it name
@@ -559,6 +583,8 @@ def _eager_layout_calls() -> dict[object, Callable[..., object]]:
         aten.max_pool1d.default,
     ):
         calls[target] = _max_pool1d(target)
+    for target in (torch.pow, operator.pow, aten.pow.Scalar):
+        calls[target] = _contiguous_power_of_a_number(target)
     calls[functional.rrelu] = _contiguous_rrelu(functional.rrelu, functional=True)
     calls[torch.rrelu] = _contiguous_rrelu(torch.rrelu, functional=False)
     return calls
@@ -566,7 +592,8 @@ def _eager_layout_calls() -> dict[object, Callable[..., object]]:
 
 def with_eager_layouts(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
     """`gm` (the graph Dynamo hands the backend) with its upsamplings, its
-    `max_pool1d`s and its out-of-place rrelus calling `_eager_layout_calls`' versions,
+    `max_pool1d`s, its out-of-place rrelus and its powers of a number (`2.0 ** x`,
+    also as `x.__rpow__(2.0)`) calling `_eager_layout_calls`' versions,
     so that aot_autograd traces their results at eager's strides and every op after
     them (an output's layout follows its inputs') sees those. torch decomposes the
     first two while tracing through kernels of its own (torch._decomp's `py_impl`s,
@@ -578,6 +605,9 @@ def with_eager_layouts(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
     calls = _eager_layout_calls()
     changed = False
     for node in gm.graph.nodes:
+        if node.op == "call_method" and node.target == "__rpow__":
+            node.op, node.target = "call_function", _reflected_power
+            changed = True
         if node.op != "call_function":
             continue
         try:

@@ -305,6 +305,13 @@ def test_logsigmoid_on_the_cpu_is_contiguous_as_atens(name):
     torch.testing.assert_close(got, want)
 
 
+UNUSUAL_LAYOUTS = {
+    "transposed": lambda: torch.randn(5, 7).t(),
+    "channels-last": lambda: torch.randn(2, 3, 4, 5).to(memory_format=torch.channels_last),
+    "every-other-column": lambda: torch.randn(5, 14)[:, ::2],
+}
+"""Inputs whose layout an op that allocates its result afresh does not keep."""
+
 RRELUS = {
     "F.rrelu": lambda x: torch.nn.functional.rrelu(x) * 2,
     "torch.rrelu": lambda x: torch.rrelu(x, 0.1, 0.3),
@@ -314,7 +321,7 @@ RRELUS = {
 }
 
 
-@pytest.mark.parametrize("layout", ["transposed", "channels-last", "every-other-column"])
+@pytest.mark.parametrize("layout", sorted(UNUSUAL_LAYOUTS))
 @pytest.mark.parametrize("training", [False, True], ids=["eval", "training"])
 @pytest.mark.parametrize("name", sorted(RRELUS))
 def test_rrelu_has_eagers_layout(name, training, layout):
@@ -323,11 +330,7 @@ def test_rrelu_has_eagers_layout(name, training, layout):
     An in-place rrelu keeps its tensor's. In eval mode it compiles (a leaky ReLU of
     the mean slope); in training its random slopes run in eager, drawn as eager draws
     them."""
-    x = {
-        "transposed": lambda: torch.randn(5, 7).t(),
-        "channels-last": lambda: torch.randn(2, 3, 4, 5).to(memory_format=torch.channels_last),
-        "every-other-column": lambda: torch.randn(5, 14)[:, ::2],
-    }[layout]()
+    x = UNUSUAL_LAYOUTS[layout]()
     fn = RRELUS[name]
     if training and name == "nn.RReLU":
         fn = torch.nn.RReLU().train()
@@ -398,3 +401,27 @@ def test_a_view_of_a_placed_split_piece_counts_from_the_pieces_offset():
     for g, e in zip(got, fn(x, y), strict=True):
         assert g.stride() == e.stride()
         torch.testing.assert_close(g, e, atol=0, rtol=0)
+
+
+POWERS_OF_A_NUMBER = {
+    "2.0 ** x": lambda x: 2.0**x,
+    "torch.pow(2, x)": lambda x: torch.pow(2, x),
+    "x.__rpow__(3.0)": lambda x: x.__rpow__(3.0),
+    "1.0 ** x": lambda x: 1.0**x,
+    "(0.5 ** x) + 1": lambda x: (0.5**x) + 1,
+    "x ** 2.0 keeps x's layout": lambda x: x**2.0,
+}
+
+
+@pytest.mark.parametrize("layout", sorted(UNUSUAL_LAYOUTS))
+@pytest.mark.parametrize("name", sorted(POWERS_OF_A_NUMBER))
+def test_a_power_of_a_number_has_eagers_layout(name, layout):
+    """ATen's pow.Scalar (a number to the power of a tensor) allocates a contiguous
+    result whatever the exponent's layout, where the traced op (and so lumir's output,
+    and every op after it) kept a transposed exponent's strides. A tensor to a power
+    keeps its layout in both. Found by the torch-level fuzzer (seed 1, program 7)."""
+    x = UNUSUAL_LAYOUTS[layout]()
+    fn = POWERS_OF_A_NUMBER[name]
+    got, want = _compile(fn, x), fn(x)
+    assert got.stride() == want.stride()
+    torch.testing.assert_close(got, want)  # ATen's vectorised pow may differ by an ulp
