@@ -56,6 +56,12 @@ def _print_coverage(records: list[FuzzRecord]) -> None:
         print(f"  {name:<42} {counts[name]:>7}  ({share:.1f}%)")
 
 
+def print_rate(count: int, elapsed: float, jobs: int) -> None:
+    """How many programs a run judged and how fast, on stderr (it varies; stdout must not)."""
+    rate = count / elapsed if elapsed > 0 else 0.0
+    print(f"{count} programs in {elapsed:.1f} s ({rate:.2f}/s, {jobs} jobs)", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=100, help="programs to run")
@@ -90,11 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, count in sorted(Counter(map(_failure_class, failures)).items()):
             print(f"  {count:>6}  {name}")
     _print_coverage(records)
-    rate = len(records) / elapsed if elapsed > 0 else 0.0
-    print(
-        f"{len(records)} programs in {elapsed:.1f} s ({rate:.2f}/s, {args.jobs} jobs)",
-        file=sys.stderr,
-    )
+    print_rate(len(records), elapsed, args.jobs)
     return 1 if failures else 0
 
 
