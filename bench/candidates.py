@@ -19,6 +19,9 @@ why it does not apply. They all run the same module on the same inputs.
 - lumir-no-epilogue: the same with `options={"gemv_epilogue": False}`: a GEMV group and
   the elementwise kernel reading its results (a decode step's SiLU(gate) * up) run as two
   launches, to measure what the one kernel saves.
+- lumir-no-fused-group: the same with `options={"group_fused": False}`: fused kernels
+  that depend on none of each other (a layer's q and k rotaries) run as separate
+  launches (group-fused off), to measure what one launch saves.
 - frontend-dynamo, frontend-aot: what every backend's first call pays before its own
   compiler runs: Dynamo's trace alone (a backend that returns the graph as it is), and
   Dynamo with aot_autograd tracing to ATen under lumir's decompositions (a compiler
@@ -59,6 +62,7 @@ ORDER = (
     "lumir-autotune",
     "lumir-unchunked",
     "lumir-no-epilogue",
+    "lumir-no-fused-group",
     "reduce-overhead",
     "inductor",
     "max-autotune-no-cudagraphs",
@@ -86,6 +90,7 @@ ESTIMATE_S = {
     ("chain", "lumir"): 20,
     ("chain", "lumir-unchunked"): 20,
     ("chain", "lumir-no-epilogue"): 20,
+    ("chain", "lumir-no-fused-group"): 20,
     ("chain", "inductor"): 15,
     ("chain", "reduce-overhead"): 15,
     ("chain", "max-autotune-no-cudagraphs"): 45,
@@ -98,6 +103,7 @@ ESTIMATE_S = {
     ("layer", "lumir"): 20,
     ("layer", "lumir-unchunked"): 20,
     ("layer", "lumir-no-epilogue"): 20,
+    ("layer", "lumir-no-fused-group"): 20,
     ("layer", "inductor"): 15,
     ("layer", "reduce-overhead"): 15,
     ("layer", "max-autotune-no-cudagraphs"): 60,
@@ -108,6 +114,7 @@ ESTIMATE_S = {
     ("llama", "lumir"): 60,
     ("llama", "lumir-unchunked"): 60,
     ("llama", "lumir-no-epilogue"): 60,
+    ("llama", "lumir-no-fused-group"): 60,
     ("llama", "inductor"): 32,
     ("llama", "reduce-overhead"): 25,
     ("llama", "max-autotune-no-cudagraphs"): 150,
@@ -118,6 +125,7 @@ ESTIMATE_S = {
     ("gpt2", "lumir"): 60,
     ("gpt2", "lumir-unchunked"): 60,
     ("gpt2", "lumir-no-epilogue"): 60,
+    ("gpt2", "lumir-no-fused-group"): 60,
     ("gpt2", "inductor"): 32,
     ("gpt2", "reduce-overhead"): 25,
     ("gpt2", "max-autotune-no-cudagraphs"): 150,
@@ -233,6 +241,7 @@ LUMIR_OPTIONS: dict[str, dict[str, object] | None] = {
     "lumir-autotune": {"autotune": True},
     "lumir-unchunked": {"chunk_bytes": 0},
     "lumir-no-epilogue": {"gemv_epilogue": False},
+    "lumir-no-fused-group": {"group_fused": False},
 }
 """The backend candidates and the `torch.compile` options each passes."""
 

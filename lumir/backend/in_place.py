@@ -32,6 +32,7 @@ from xdsl.ir import Block, Operation, OpResult, SSAValue
 from lumir.dialects.cublaslt_rt import (
     IN_PLACE_KERNELS,
     AllocOp,
+    FusedGroupOp,
     FusedLaunchOp,
     LaunchGroupOp,
     LaunchOp,
@@ -125,7 +126,7 @@ def _writes(op: Operation, value: SSAValue) -> bool:
         epilogue = op.epilogue()
         parts = [*op.members(), *([epilogue] if epilogue is not None else [])]
         return any(_writes(part, value) for part in parts)
-    if isinstance(op, LaunchGroupOp):
+    if isinstance(op, LaunchGroupOp | FusedGroupOp):
         return any(_writes(member, value) for member in op.members())
     if isinstance(op, LaunchOp):
         return op.output is value

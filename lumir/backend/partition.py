@@ -31,6 +31,7 @@ from lumir.backend.calls import STALE, CallPlan, bindings_of, size_key_function
 from lumir.backend.in_place import update_in_place
 from lumir.backend.options import BackendOptions
 from lumir.backend.report import (
+    count_fused_groups,
     count_fusions,
     count_gemv_epilogues,
     count_gemv_groups,
@@ -153,6 +154,7 @@ class CompiledPartition(torch.nn.Module):
             self.stats.fused["gemv_calls"] = count_gemv_plans(lowered)
             self.stats.fused["gemv_groups"] = count_gemv_groups(lowered)
             self.stats.fused["gemv_epilogues"] = count_gemv_epilogues(lowered)
+            self.stats.fused["fused_groups"] = count_fused_groups(lowered)
         self.stats.specialisations += 1
         entry = _Specialisation(imported, lowered, dict(bindings))
         self._remember(tuple(site_size(site, bindings) for site in self.symbol_sites), entry)

@@ -20,6 +20,7 @@ REPORT_FIELDS = (
     "gemv_calls",
     "gemv_groups",
     "gemv_epilogues",
+    "fused_groups",
 )
 
 
@@ -69,6 +70,12 @@ def count_gemv_epilogues(lowered: ModuleOp) -> int:
     )
 
 
+def count_fused_groups(lowered: ModuleOp) -> int:
+    """The grouped fused launches of a lowered module (`cublaslt_rt.fused_group`, made by
+    group-fused): on CUDA each is one kernel where its members were launches of their own."""
+    return sum(isinstance(op, cublaslt_rt.FusedGroupOp) for op in lowered.walk())
+
+
 def report_line(graph: GraphStats, device: str, precision: str) -> str:
     """`lumir report: graph=... matmuls=... fallback_ops=... compile_ms=...` (one line)."""
     totals: Counter[str] = Counter({name: 0 for name in REPORT_FIELDS})
@@ -89,6 +96,7 @@ def report_line(graph: GraphStats, device: str, precision: str) -> str:
 
 __all__ = [
     "REPORT_FIELDS",
+    "count_fused_groups",
     "count_fusions",
     "count_gemv_epilogues",
     "count_gemv_groups",

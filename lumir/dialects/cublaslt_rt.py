@@ -1250,6 +1250,87 @@ def launch_group_problems(
     return problems
 
 
+FUSED_GROUP_MAX = 4
+"""Members of one grouped fused launch at most: each is a branch of the one kernel, so
+the kernel's text (and its compile time) grows with them; a layer's independent
+launches (the q and k rotaries) are two."""
+
+
+@irdl_op_definition
+class FusedGroupOp(IRDLOperation):
+    """Fused launches that depend on none of each other, run as one launch.
+
+    The body is the member `cublaslt_rt.fused_launch` ops themselves, in program order,
+    each with its own buffers, body and location. On the CPU the members run one after
+    the other, exactly as they would ungrouped; on CUDA they are one launch of one
+    generated Triton kernel (`lumir.runtime.fused_kernels.group_launch`) whose programs
+    are the members' programs one after the other, each running its member's body text
+    unchanged, so every member's outputs hold the bytes its own launch would write. The
+    verifier refuses members that read or write what another member writes
+    (`fused_group_problems`). Made by `group-fused`.
+    """
+
+    name = "cublaslt_rt.fused_group"
+
+    body = region_def("single_block")
+
+    traits = traits_def(NoTerminator(), RecursiveMemoryEffect())
+    assembly_format = "attr-dict-with-keyword $body"
+
+    def __init__(self, members: Sequence[FusedLaunchOp]):
+        block = Block()
+        for member in members:
+            member.detach()
+            block.add_op(member)
+        super().__init__(regions=[Region(block)])
+
+    def members(self) -> list[FusedLaunchOp]:
+        """The member launches, in order (only fused launches, once the group verifies)."""
+        return [op for op in self.body.block.ops if isinstance(op, FusedLaunchOp)]
+
+    def verify_(self) -> None:
+        strangers = [op.name for op in self.body.block.ops if not isinstance(op, FusedLaunchOp)]
+        if strangers or self.body.block.args:
+            raise VerifyException(
+                f"'{self.name}' holds only cublaslt_rt.fused_launch ops and no block "
+                f"arguments, found {', '.join(strangers) or 'block arguments'}"
+            )
+        problems = fused_group_problems(self.members())
+        if problems:
+            raise FindingsVerifyException([f"'{self.name}' {p}" for p in problems])
+
+
+def fused_group_problems(
+    members: Sequence[FusedLaunchOp], overlaps: Callable[[SSAValue, SSAValue], bool] | None = None
+) -> list[str]:
+    """Why `members` cannot run as one grouped fused launch (empty when they can).
+
+    Two to `FUSED_GROUP_MAX` members, none writing bytes another member reads or writes
+    (views resolved): the members' programs run at once, in no order, so none may
+    depend on another. A member's own outputs may overwrite its own inputs as its
+    launch allows (`FusedLaunchOp.may_overwrite`). `overlaps` replaces `overlap` (a
+    pass that remembers byte ranges asks often).
+    """
+    overlaps = overlaps or overlap
+    if not 2 <= len(members) <= FUSED_GROUP_MAX:
+        return [
+            f"holds {len(members)} fused launch(es); a grouped fused launch runs 2 to "
+            f"{FUSED_GROUP_MAX}"
+        ]
+    problems: list[str] = []
+    for index, member in enumerate(members):
+        for other_index, other in enumerate(members):
+            if other_index == index:
+                continue
+            touched = [*other.inputs, *(other.outputs if other_index > index else ())]
+            if any(overlaps(out, value) for out in member.outputs for value in touched):
+                problems.append(
+                    f"member {index} writes bytes member {other_index} reads or writes; the "
+                    f"members of a group run at once and may not depend on each other"
+                )
+    return problems
+
+
 # --- views ----------------------------------------------------------------------------
 
 
@@ -1349,6 +1430,7 @@ CublasltRt = Dialect(
         LaunchOp,
         LaunchGroupOp,
         FusedLaunchOp,
+        FusedGroupOp,
         ViewOp,
     ],
     [],
@@ -1356,12 +1438,14 @@ CublasltRt = Dialect(
 
 __all__ = [
     "ALGORITHMS",
+    "FUSED_GROUP_MAX",
     "GROUPED_KERNELS",
     "LAUNCH_GROUP_MAX",
     "STRIDED_KERNELS",
     "AllocOp",
     "ConstantOp",
     "CublasltRt",
+    "FusedGroupOp",
     "FusedLaunchOp",
     "LaunchGroupOp",
     "LaunchOp",
@@ -1377,6 +1461,7 @@ __all__ = [
     "descriptor_from_properties",
     "element_byte_width",
     "epilogue_problem",
+    "fused_group_problems",
     "hl_op_class",
     "inverse_permutation",
     "launch_group_problems",

@@ -22,6 +22,7 @@ PASS_MODULES: dict[str, tuple[str, str]] = {
     "group-gemv": ("lumir.passes.group_gemv", "GroupGemvPass"),
     "gemv-epilogue": ("lumir.passes.gemv_epilogue", "GemvEpiloguePass"),
     "chunk-rows": ("lumir.passes.chunk_rows", "ChunkRowsPass"),
+    "group-fused": ("lumir.passes.group_fused", "GroupFusedPass"),
     "share-buffers": ("lumir.passes.share_buffers", "ShareBuffersPass"),
     "group-launches": ("lumir.passes.group_launches", "GroupLaunchesPass"),
     "lumir-pipeline": ("lumir.passes.pipeline", "LumirPipelinePass"),

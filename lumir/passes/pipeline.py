@@ -22,11 +22,13 @@ PIPELINE = (
     "group-gemv",
     "gemv-epilogue",
     "chunk-rows",
+    "group-fused",
     "share-buffers",
 )
 """The passes of lumir-pipeline, in order. lower-to-cublaslt-rt runs without its buffer
 plan (`share_buffers=false`): share-buffers places the buffers last, after group-gemv
-has moved the grouped calls and chunk-rows has cut the large row-local groups."""
+has moved the grouped calls, chunk-rows has cut the large row-local groups and
+group-fused has put independent fused launches together."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,11 @@ class LumirPipelinePass(ModulePass):
     """Run gemv-epilogue (when `gemv` and `group_gemv` are on): an elementwise fused launch
     that reads only a GEMV group's results becomes the group's epilogue, one kernel on
     CUDA (SiLU(gate) * up of a decode step's MLP). `gemv_epilogue=false` is no stage."""
+
+    group_fused: bool = True
+    """Run group-fused: fused launches that depend on none of each other run as one
+    launch (`cublaslt_rt.fused_group`; a decode layer's q and k rotaries).
+    `group_fused=false` is no stage."""
 
     chunk_bytes: int = MAX_BYTES
     """Run chunk-rows with this `max_bytes`: a row-local GEMM group (a long prompt's MLP)
@@ -110,6 +117,9 @@ class LumirPipelinePass(ModulePass):
                     stages.append(pass_class())
             elif name == "gemv-epilogue":
                 if self.gemv and self.group_gemv and self.gemv_epilogue:
+                    stages.append(pass_class())
+            elif name == "group-fused":
+                if self.group_fused:
                     stages.append(pass_class())
             elif name == "chunk-rows":
                 if self.chunk_bytes:

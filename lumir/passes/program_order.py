@@ -19,6 +19,7 @@ from lumir.diagnostics import copy_location
 from lumir.dialects.cublaslt_rt import (
     AllocOp,
     ConstantOp,
+    FusedGroupOp,
     FusedLaunchOp,
     LaunchGroupOp,
     LaunchOp,
@@ -65,6 +66,10 @@ def access(op: Operation) -> Access:
         return Access(reads, tuple(member.output for member in members))
     if isinstance(op, FusedLaunchOp):
         return Access(tuple(op.inputs), tuple(op.outputs))
+    if isinstance(op, FusedGroupOp):
+        members = op.members()
+        reads = tuple(v for member in members for v in member.inputs)
+        return Access(reads, tuple(v for member in members for v in member.outputs))
     return Access(everything=True)
 
 

@@ -47,7 +47,9 @@ from xdsl.ir import OpResult, SSAValue
 from lumir.cublaslt_enums import Operand, Order
 from lumir.dialects.cublaslt_rt import (
     AllocOp,
+    FusedGroupOp,
     FusedLaunchOp,
+    LaunchGroupOp,
     LaunchOp,
     MatmulGroupOp,
     MatmulOp,
@@ -62,7 +64,7 @@ MIN_BYTES = 16 << 20
 """The smallest result computed into a fresh tensor (module docstring): below it, the
 host-side call costs more than the copy it saves, and the memory is not worth it."""
 
-_LAUNCHES = (MatmulOp, MatmulGroupOp, LaunchOp, FusedLaunchOp)
+_LAUNCHES = (MatmulOp, MatmulGroupOp, LaunchOp, LaunchGroupOp, FusedLaunchOp, FusedGroupOp)
 """The ops that run something (each one launch of the run phase, in block order)."""
 
 

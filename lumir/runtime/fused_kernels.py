@@ -23,7 +23,7 @@ import torch
 from xdsl.ir import Block
 
 from lumir.runtime.pdl import NO_PDL, PdlMode
-from lumir.runtime.triton_codegen import KERNEL_NAME, FusedKernelSource, generate
+from lumir.runtime.triton_codegen import KERNEL_NAME, FusedKernelSource, generate, generate_group
 from lumir.runtime.triton_launch import TritonLaunch
 
 FP_FUSION = False
@@ -117,6 +117,25 @@ def run_source(
     source_launch(source, inputs, outputs)()
 
 
+def group_launch(
+    blocks: list[Block],
+    inputs: list[list[torch.Tensor]],
+    outputs: list[list[torch.Tensor]],
+    pdl: PdlMode = NO_PDL,
+) -> TritonLaunch:
+    """A zero-argument launch of a `cublaslt_rt.fused_group`'s one kernel over fixed
+    CUDA buffers: member i's body (`blocks[i]`) on `inputs[i]` into `outputs[i]`."""
+    source = generate_group(blocks)
+    kernel = compile_text(source.text)
+    arguments = [t for ins, outs in zip(inputs, outputs, strict=True) for t in (*ins, *outs)]
+    options = {
+        "num_warps": source.num_warps,
+        **pdl.kernel_options(),
+        "enable_fp_fusion": FP_FUSION,
+    }
+    return TritonLaunch(kernel, (source.programs,), tuple(arguments), options)
+
+
 def triton_launch(
     block: Block,
     inputs: list[torch.Tensor],
@@ -130,6 +149,7 @@ def triton_launch(
 __all__ = [
     "compile_source",
     "compile_text",
+    "group_launch",
     "run_source",
     "source_key",
     "source_launch",

@@ -14,7 +14,9 @@ Loading and running are separate phases, as they are for cuBLASLt itself:
   plans run one after the other (CPU: exactly the ungrouped program) or as one grouped
   GEMV launch (CUDA, `lumir.runtime.gemv.GroupedGemvPlan`), a `cublaslt_rt.launch_group`
   as its member launches one after the other (CPU) or as one grouped Triton launch
-  (CUDA, `lumir.runtime.launch_group`), and keep the result as a
+  (CUDA, `lumir.runtime.launch_group`), a `cublaslt_rt.fused_group` as its member
+  fused launches one after the other (CPU) or as one generated Triton kernel (CUDA,
+  `lumir.runtime.fused_kernels.group_launch`), and keep the result as a
   flat tuple of zero-argument launches, one per op that runs; except the trailing
   matmuls whose results are fresh outputs (`lumir.runtime.fresh_outputs`): their
   buffers are not allocated, their plans become the program's `tail`;
@@ -54,6 +56,7 @@ from lumir.dialects.cublaslt_rt import (
     IN_PLACE_KERNELS,
     AllocOp,
     ConstantOp,
+    FusedGroupOp,
     FusedLaunchOp,
     LaunchGroupOp,
     LaunchOp,
@@ -705,6 +708,8 @@ class _Loader:
             self._load_launch_group(op)
         elif isinstance(op, FusedLaunchOp):
             self._load_fused(op)
+        elif isinstance(op, FusedGroupOp):
+            self._load_fused_group(op)
         else:
             raise LumirDiagnosticError(
                 [op_diagnostic(op, f"the runtime cannot execute '{op.name}' (not lowered IR?)")]
@@ -877,7 +882,43 @@ class _Loader:
             ) from None
         self._append(launch, getattr(launch, "warm_up", None))
 
-    def _load_fused(self, op: FusedLaunchOp) -> None:
+    def _load_fused_group(self, op: FusedGroupOp) -> None:
+        """The members one by one on the CPU (the ungrouped program exactly); on CUDA one
+        launch of one generated kernel (`fused_kernels.group_launch`)."""
+        members = op.members()
+        for index, member in enumerate(members):  # what the verifier says, views resolved
+            others = [m for m in members if m is not member]
+            touched = [v for other in others for v in other.inputs]
+            touched += [v for other in others[index:] for v in other.outputs]
+            for output in member.outputs:
+                _refuse_overlap(op, output, touched)
+        bound = [self._fused_buffers(member) for member in members]
+        if self.device.type != "cuda":
+            failures = [op_diagnostic(member, "fused kernel failed") for member in members]
+            launches = [
+                _fused_reference_launch(member, inputs, outputs, failure)
+                for member, (inputs, outputs), failure in zip(members, bound, failures, strict=True)
+            ]
+            self.launches.append(_in_order(launches))
+            return
+        from lumir.runtime.fused_kernels import group_launch
+
+        try:
+            launch = group_launch(
+                [member.body.block for member in members],
+                [inputs for inputs, _ in bound],
+                [outputs for _, outputs in bound],
+                self.pdl,
+            )
+        except (RuntimeError, ImportError) as error:
+            raise LumirDiagnosticError(
+                [op_diagnostic(op, f"cannot build the grouped fused kernel: {error}")]
+            ) from None
+        self._append(launch, launch.warm_up)
+
+    def _fused_buffers(self, op: FusedLaunchOp) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
+        """The typed views a fused launch reads and writes, its overlaps refused (an
+        output may only overwrite exactly an input, as `may_overwrite` allows)."""
         for output in op.outputs:
             read = [
                 value
@@ -887,6 +928,10 @@ class _Loader:
             _refuse_overlap(op, output, read)
         inputs = [self._view(value, self.buffers[value]) for value in op.inputs]
         outputs = [self._view(value, self.buffers[value]) for value in op.outputs]
+        return inputs, outputs
+
+    def _load_fused(self, op: FusedLaunchOp) -> None:
+        inputs, outputs = self._fused_buffers(op)
         failure = op_diagnostic(op, "fused kernel failed")
         if self.device.type == "cuda":
             from lumir.runtime.fused_kernels import triton_launch

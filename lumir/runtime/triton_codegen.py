@@ -51,7 +51,7 @@ from lumir.dialects.hl.row_program import (
     width,
 )
 from lumir.runtime.buffers import constant_tensor
-from lumir.runtime.fused_tiling import LaunchShape, launch_shape, one_row_launch
+from lumir.runtime.fused_tiling import ROW_WARPS, LaunchShape, launch_shape, one_row_launch
 
 KERNEL_NAME = "lumir_fused"
 
@@ -60,6 +60,18 @@ _TL_TYPES = {"f32": "tl.float32", "bf16": "tl.bfloat16", "f16": "tl.float16"}
 _ROW_OPS = (*FUSABLE_REDUCTIONS, "hl.softmax")
 _NAN_MAX_IMPORT = "from lumir.runtime.nan_max_kernel import max_keeping_nan"
 """Ops that read a whole row: a body holding one runs one row per program."""
+
+
+def _imports(helpers: set[str]) -> list[str]:
+    """The import lines of a generated kernel's file: triton, the PDL wait, and the
+    helpers its bodies call, sorted (the text must not depend on set order)."""
+    return [
+        "import triton",
+        "import triton.language as tl",
+        "",
+        "from lumir.runtime.pdl_kernel import wait_for_previous_launch",
+        *sorted(helpers),
+    ]
 
 
 class CodegenError(ValueError):
@@ -178,6 +190,9 @@ class _Generator:
         self.lines: list[str] = []
         self.imports: set[str] = set()
         """Helper imports the body's expressions need, beyond the form's own."""
+        self.first_column = "tl.program_id(1) == 0"
+        """Whether the program holds its rows' first column tile (a kernel's second grid
+        axis; a group member's function computes it from its program number)."""
 
     def _lanes(self, value: SSAValue) -> bool:
         """Whether `value` is a row of lanes (else one scalar per row, broadcast)."""
@@ -205,16 +220,7 @@ class _Generator:
 
     def _head(self, params: list[str]) -> list[str]:
         """The imports, the signature and the row, column and mask lines of the form."""
-        imports = [
-            "import triton",
-            "import triton.language as tl",
-            "",
-            "from lumir.runtime.pdl_kernel import wait_for_previous_launch",
-            *sorted(self.imports),
-            "",
-            "",
-            "@triton.jit",
-        ]
+        imports = [*_imports(self.imports), "", "", "@triton.jit"]
         # A programmatic dependent launch (lumir.runtime.pdl) waits for the previous
         # kernel before its first load, and only then lets the next launch start.
         wait = ["    wait_for_previous_launch(PDL)"]
@@ -254,6 +260,14 @@ class _Generator:
         return f"{mask} & inrow" if mask.isidentifier() else f"({mask}) & inrow"
 
     def generate(self) -> FusedKernelSource:
+        params = self._body()
+        head = self._head(params)  # after the body: it imports what the body calls
+        text = "\n".join([*head, *self.lines, ""])
+        return FusedKernelSource(text, self.launch)
+
+    def _body(self) -> list[str]:
+        """Emit the body's lines (loads, ops, stores) into `lines`; returns the pointer
+        parameters they name (`in<i>`, then `out<i>`)."""
         args = list(self.block.args)
         outputs = list(self.terminator.values)
         params = [f"in{i}" for i in range(len(args))] + [f"out{i}" for i in range(len(outputs))]
@@ -266,9 +280,36 @@ class _Generator:
                 self._emit(op, shift)
         for index, value in enumerate(outputs):
             self._store(index, value)
-        head = self._head(params)  # after the body: it imports what the body calls
-        text = "\n".join([*head, *self.lines, ""])
-        return FusedKernelSource(text, self.launch)
+        return params
+
+    def member_function(self, name: str) -> tuple[list[str], int]:
+        """The body as `@triton.jit def name(in..., out..., program, ROWS, BLOCK)`: the
+        kernel's text for the program numbered `program` of this body's own launch
+        (both grid axes folded into one number, row tiles outer), without the wait for
+        the previous launch (the group's kernel waits once). Returns the lines and the
+        number of programs the body's own launch has."""
+        tiles = self.launch.column_tiles
+        if tiles > 1:
+            self.first_column = f"program % {tiles} == 0"
+        params = self._body()
+        signature = (
+            f"def {name}({', '.join(params)}, program, ROWS: tl.constexpr, BLOCK: tl.constexpr):"
+        )
+        if not self.launch.tiled:
+            head = ["    row = program.to(tl.int64)", "    cols = tl.arange(0, BLOCK)"]
+        else:
+            tile = "program" if tiles == 1 else f"(program // {tiles})"
+            columns = "tl.arange(0, BLOCK)[None, :]"
+            if tiles > 1:
+                columns = f"(program % {tiles}) * BLOCK + {columns}"
+            head = [
+                f"    row = {tile}.to(tl.int64) * ROWS + tl.arange(0, ROWS)[:, None]",
+                f"    cols = {columns}",
+            ]
+        head.append(f"    mask = cols < {self.hidden}")
+        if self.launch.tiled and self.launch.ragged:
+            head.append(f"    inrow = row < {self.launch.rows}")
+        return ["@triton.jit", signature, *head, *self.lines], math.prod(self.launch.grid)
 
     def _load(
         self,
@@ -303,7 +344,7 @@ class _Generator:
         masked = "" if guard is None else f", mask={guard}"
         store = f"tl.store(out{index} + {offset}, {source}.to({element}){masked})"
         if self.launch.column_tiles > 1:  # every column tile holds the row's scalar
-            self.lines += ["    if tl.program_id(1) == 0:", f"        {store}"]
+            self.lines += [f"    if {self.first_column}:", f"        {store}"]
         else:
             self.lines.append(f"    {store}")
 
@@ -467,6 +508,72 @@ def generate_gemv_epilogue(
     return _EpilogueGenerator(block, members, sources).text()
 
 
+@dataclass(frozen=True)
+class FusedGroupSource:
+    """A generated kernel running several fused bodies as one launch."""
+
+    text: str
+    """Python source defining `@triton.jit def lumir_fused(m0_in0, ..., m0_out0, ...,
+    m1_in0, ..., PDL)` and one function per member."""
+    programs: int
+    """The one-dimensional grid: the members' programs, one after the other."""
+    num_warps: int
+    """Warps of every program: 4 where a member reduces over its rows (what its
+    numerics were checked with, `fused_tiling.ROW_WARPS`), else the members' most."""
+
+
+def generate_group(blocks: list[Block]) -> FusedGroupSource:
+    """The Triton kernel of a `cublaslt_rt.fused_group`: member i's programs follow
+    member i-1's, and each runs `member<i>`, the text its own kernel would run for its
+    program (`_Generator.member_function`), so every member writes the bits its own
+    launch writes. The wait for the previous launch (PDL) comes once, first. Like
+    `generate`, the text depends only on the bodies."""
+    functions: list[str] = []
+    imports: set[str] = set()
+    params: list[str] = []
+    calls: list[str] = []
+    start = 0
+    warps: list[int] = []
+    reduces = False
+    for index, block in enumerate(blocks):
+        generator = _Generator(block, tile=True)
+        lines, programs = generator.member_function(f"member{index}")
+        functions += ["", "", *lines]
+        imports |= generator.imports
+        launch = generator.launch
+        warps.append(launch.num_warps)
+        reduces = reduces or not launch.tiled
+        own = [f"in{i}" for i in range(len(block.args))]
+        own += [f"out{i}" for i in range(len(generator.terminator.values))]
+        params += [f"m{index}_{name}" for name in own]
+        program = "program" if start == 0 else f"program - {start}"
+        call = (
+            f"member{index}({', '.join(f'm{index}_{name}' for name in own)}, {program}, "
+            f"{launch.rows_per_program}, {launch.block})"
+        )
+        start += programs
+        if index == 0:
+            calls += [f"    if program < {start}:", f"        {call}"]
+        elif index < len(blocks) - 1:
+            calls += [f"    elif program < {start}:", f"        {call}"]
+        else:
+            calls += ["    else:", f"        {call}"]
+    lines = [
+        *_imports(imports),
+        *functions,
+        "",
+        "",
+        "@triton.jit",
+        f"def {KERNEL_NAME}({', '.join(params)}, PDL: tl.constexpr = False):",
+        "    wait_for_previous_launch(PDL)",
+        "    program = tl.program_id(0)",
+        *calls,
+        "",
+    ]
+    num_warps = ROW_WARPS if reduces else max(warps)
+    return FusedGroupSource("\n".join(lines), start, num_warps)
+
+
 def generate(block: Block, tile: bool = True) -> FusedKernelSource:
     """The Triton kernel computing a fused body (`hl.fused` or `cublaslt_rt.fused_launch`).
 
@@ -480,7 +587,9 @@ __all__ = [
     "KERNEL_NAME",
     "CodegenError",
     "EpilogueMember",
+    "FusedGroupSource",
     "FusedKernelSource",
     "generate",
     "generate_gemv_epilogue",
+    "generate_group",
 ]

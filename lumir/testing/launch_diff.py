@@ -17,6 +17,7 @@ import torch
 from xdsl.ir import Operation, SSAValue
 
 from lumir.dialects.cublaslt_rt import (
+    FusedGroupOp,
     FusedLaunchOp,
     LaunchGroupOp,
     LaunchOp,
@@ -49,6 +50,8 @@ def _label(op: Operation) -> str:
         return f"matmul_group {members}{'' if op.epilogue() is None else ' + epilogue'}"
     if isinstance(op, LaunchGroupOp):
         return f"launch_group {op.kernel()} x{len(op.members())}"
+    if isinstance(op, FusedGroupOp):
+        return f"fused_group x{len(op.members())}"
     return f"matmul {op.plan}"
 
 
@@ -62,6 +65,8 @@ def _written(op: Operation) -> list[SSAValue]:
         return [op.output]
     if isinstance(op, LaunchGroupOp):
         return [member.output for member in op.members()]
+    if isinstance(op, FusedGroupOp):
+        return [value for member in op.members() for value in member.outputs]
     return list(op.outputs)
 
 
@@ -96,7 +101,7 @@ def launch_differences(
     for given, argument in zip(inputs, func.body.block.args, strict=True):
         _typed(cpu_buffers, argument).copy_(given)
         _typed(gpu_buffers, argument).copy_(given)
-    launched = (MatmulOp, MatmulGroupOp, LaunchOp, LaunchGroupOp, FusedLaunchOp)
+    launched = (MatmulOp, MatmulGroupOp, LaunchOp, LaunchGroupOp, FusedLaunchOp, FusedGroupOp)
     ops = [op for op in func.body.block.ops if isinstance(op, launched)]
     report = []
     for index, (op, on_cpu, on_gpu) in enumerate(zip(ops, cpu.launches, gpu.launches, strict=True)):

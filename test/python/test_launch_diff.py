@@ -12,7 +12,8 @@ from __future__ import annotations
 import pytest
 
 from bench.workloads import LLAMA_SHAPES, llama_layer_hl
-from lumir.dialects.cublaslt_rt import FusedLaunchOp, LaunchOp, MatmulOp
+from lumir.dialects.cublaslt_rt import FusedGroupOp, FusedLaunchOp, LaunchOp, MatmulOp
+from lumir.parsing import parse_module_text
 from lumir.runtime import load_with_buffers
 from lumir.runtime.buffers import shaped_type_parts, typed_view
 from lumir.runtime.interpreter import find_function
@@ -27,7 +28,9 @@ def layer() -> str:
 
 def test_the_cpu_executor_agrees_with_itself(layer: str) -> None:
     rows = launch_diff.launch_differences(layer, seeded_inputs(layer, 0), device="cpu")
-    assert len(rows) == layer.count("cublaslt_rt.matmul") + layer.count("launch")
+    ops = find_function(parse_module_text(layer, "<layer>")).body.block.ops
+    assert len(rows) == sum(isinstance(op, (*RUN_OPS, FusedGroupOp)) for op in ops)
+    assert any(isinstance(op, FusedGroupOp) for op in ops)  # the q and k rotaries
     assert all(row.max_abs == 0.0 and row.mismatched == 0 for row in rows)
 
 
@@ -37,7 +40,11 @@ RUN_OPS = (MatmulOp, LaunchOp, FusedLaunchOp)
 def _off_by_one(module, device):
     """The program loaded as usual, then every matmul's launch adds 1 to its result."""
     program, buffers = load_with_buffers(module, device)
-    ops = [op for op in find_function(module).body.block.ops if isinstance(op, RUN_OPS)]
+    ops = [
+        op
+        for op in find_function(module).body.block.ops
+        if isinstance(op, (*RUN_OPS, FusedGroupOp))
+    ]
     launches = []
     for op, launch in zip(ops, program.launches, strict=True):
         if isinstance(op, MatmulOp):

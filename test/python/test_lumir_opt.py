@@ -26,6 +26,7 @@ ALL_PASSES = [
     "group-gemv",
     "gemv-epilogue",
     "chunk-rows",
+    "group-fused",
     "share-buffers",
     "group-launches",
     "lumir-pipeline",
