@@ -56,6 +56,7 @@ from xdsl.dialects.builtin import (
     Float64Type,
     FloatAttr,
     IntAttr,
+    IntegerAttr,
     IntegerType,
     ModuleOp,
     StringAttr,
@@ -179,15 +180,16 @@ def _overflows(value: float, element_type: Attribute) -> bool:
 
 
 def _packable(element_type: Attribute) -> bool:
-    """Whether xDSL can store a literal of this float type as bytes (and so print it).
+    """Whether xDSL can store a literal of this element type as bytes (and so print it).
 
-    Its f80 and f128 types have no byte layout (`format` raises NotImplementedError), so
-    a `dense<...>` of them, or a `1.0 : f80` attribute, failed in the parser or in the
-    printer of an error message with a traceback.
+    Its f80 and f128 types, and integers wider than 64 bits (i80, i128), have no byte
+    layout (`pack` raises NotImplementedError), so a
+    `dense<...>` or `array<...>` of them, or a `1.0 : f80` attribute, failed in the
+    parser or in the printer of an error message with a traceback.
     """
     if isinstance(element_type, ComplexType):
         element_type = element_type.element_type
-    if not isinstance(element_type, AnyFloat):
+    if not isinstance(element_type, AnyFloat | IntegerType):
         return True
     try:
         element_type.pack([])
@@ -199,8 +201,8 @@ def _packable(element_type: Attribute) -> bool:
 def _refuse_unpackable(parser: AttrParser, element_type: Attribute, span: Span) -> None:
     if not _packable(element_type):
         parser.raise_error(
-            f"{element_type} literals are not supported: lumir stores a literal's value "
-            "as bytes of a type of at most 64 bits (use f64)",
+            f"{element_type} literals are not supported: lumir stores a literal's elements "
+            "as bytes, which it lays out for element types of at most 64 bits",
             at_position=span,
         )
 
@@ -366,7 +368,7 @@ class LocatedParser(Parser):
         span = self._current_token.span
         literal = _DECIMAL_LITERAL.match(span.input.content, span.start)
         attr = super().parse_optional_builtin_int_or_float_attr()
-        if isinstance(attr, FloatAttr):
+        if isinstance(attr, FloatAttr | IntegerAttr):
             _refuse_unpackable(self, attr.type, span)
         if literal is not None and isinstance(attr, FloatAttr) and math.isinf(attr.value.data):
             self.raise_error(_out_of_range(literal.group(), attr.type), at_position=span)
@@ -396,6 +398,15 @@ class LocatedParser(Parser):
         if isinstance(element_type, IntegerType):
             value = element_type.get_normalized_value(value)
         return DenseIntOrFPElementsAttr(type, BytesAttr(element_type.pack([value])))
+
+    def _parse_builtin_densearray_attr(self):  # type: ignore[override]
+        """`array<T: ...>`, refused at T when xDSL cannot store its elements (f80, f128)."""
+        start = self._current_token.span.start
+        self.parse_characters("<", " in dense array")
+        span = self._current_token.span
+        _refuse_unpackable(self, self.parse_attribute(), span)
+        self._resume_from(start)
+        return super()._parse_builtin_densearray_attr()
 
     def _parse_dense_literal_type(self):  # type: ignore[override]
         """The `: tensor<...>` of a dense literal, refused at once when xDSL cannot
