@@ -19,9 +19,9 @@ why it does not apply. They all run the same module on the same inputs.
 - lumir-no-epilogue: the same with `options={"gemv_epilogue": False}`: a GEMV group and
   the elementwise kernel reading its results (a decode step's SiLU(gate) * up) run as two
   launches, to measure what the one kernel saves.
-- lumir-no-fused-group: the same with `options={"group_fused": False}`: fused kernels
-  that depend on none of each other (a layer's q and k rotaries) run as separate
-  launches (group-fused off), to measure what one launch saves.
+- lumir-fused-group: the same with `options={"group_fused": True}`: fused kernels that
+  depend on none of each other (a layer's q and k rotaries) run as one launch
+  (group-fused, off by default), to measure what that one launch saves or costs.
 - frontend-dynamo, frontend-aot: what every backend's first call pays before its own
   compiler runs: Dynamo's trace alone (a backend that returns the graph as it is), and
   Dynamo with aot_autograd tracing to ATen under lumir's decompositions (a compiler
@@ -62,7 +62,7 @@ ORDER = (
     "lumir-autotune",
     "lumir-unchunked",
     "lumir-no-epilogue",
-    "lumir-no-fused-group",
+    "lumir-fused-group",
     "reduce-overhead",
     "inductor",
     "max-autotune-no-cudagraphs",
@@ -90,7 +90,7 @@ ESTIMATE_S = {
     ("chain", "lumir"): 20,
     ("chain", "lumir-unchunked"): 20,
     ("chain", "lumir-no-epilogue"): 20,
-    ("chain", "lumir-no-fused-group"): 20,
+    ("chain", "lumir-fused-group"): 20,
     ("chain", "inductor"): 15,
     ("chain", "reduce-overhead"): 15,
     ("chain", "max-autotune-no-cudagraphs"): 45,
@@ -103,7 +103,7 @@ ESTIMATE_S = {
     ("layer", "lumir"): 20,
     ("layer", "lumir-unchunked"): 20,
     ("layer", "lumir-no-epilogue"): 20,
-    ("layer", "lumir-no-fused-group"): 20,
+    ("layer", "lumir-fused-group"): 20,
     ("layer", "inductor"): 15,
     ("layer", "reduce-overhead"): 15,
     ("layer", "max-autotune-no-cudagraphs"): 60,
@@ -114,7 +114,7 @@ ESTIMATE_S = {
     ("llama", "lumir"): 60,
     ("llama", "lumir-unchunked"): 60,
     ("llama", "lumir-no-epilogue"): 60,
-    ("llama", "lumir-no-fused-group"): 60,
+    ("llama", "lumir-fused-group"): 60,
     ("llama", "inductor"): 32,
     ("llama", "reduce-overhead"): 25,
     ("llama", "max-autotune-no-cudagraphs"): 150,
@@ -125,7 +125,7 @@ ESTIMATE_S = {
     ("gpt2", "lumir"): 60,
     ("gpt2", "lumir-unchunked"): 60,
     ("gpt2", "lumir-no-epilogue"): 60,
-    ("gpt2", "lumir-no-fused-group"): 60,
+    ("gpt2", "lumir-fused-group"): 60,
     ("gpt2", "inductor"): 32,
     ("gpt2", "reduce-overhead"): 25,
     ("gpt2", "max-autotune-no-cudagraphs"): 150,
@@ -241,7 +241,7 @@ LUMIR_OPTIONS: dict[str, dict[str, object] | None] = {
     "lumir-autotune": {"autotune": True},
     "lumir-unchunked": {"chunk_bytes": 0},
     "lumir-no-epilogue": {"gemv_epilogue": False},
-    "lumir-no-fused-group": {"group_fused": False},
+    "lumir-fused-group": {"group_fused": True},
 }
 """The backend candidates and the `torch.compile` options each passes."""
 

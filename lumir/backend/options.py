@@ -52,9 +52,10 @@ class BackendOptions:
     gemv_epilogue: bool = True
     """Run an elementwise kernel that reads only a GEMV group's results inside the group's
     launch (gemv-epilogue: a decode step's SiLU(gate) * up; needs group_gemv)."""
-    group_fused: bool = True
+    group_fused: bool = False
     """Run fused kernels that depend on none of each other as one launch (group-fused: a
-    decode layer's q and k rotaries; `cublaslt_rt.fused_group`)."""
+    decode layer's q and k rotaries; `cublaslt_rt.fused_group`). Off by default: measured
+    on an H100 it gained nothing at one token and slowed the decode step."""
     chunk_bytes: int = CHUNK_BYTES
     """Run a row-local GEMM group whose temporaries exceed this many bytes in row chunks
     (chunk-rows: a long prompt's MLP); 0 never chunks."""
@@ -195,7 +196,7 @@ def parse_options(
         gemv_epilogue=_flag("gemv_epilogue", given.get("gemv_epilogue", True)),
         chunk_bytes=chunk_bytes,
         group_launches=_flag("group_launches", given.get("group_launches", True)),
-        group_fused=_flag("group_fused", given.get("group_fused", True)),
+        group_fused=_flag("group_fused", given.get("group_fused", False)),
         autotune=autotune,
     )
 

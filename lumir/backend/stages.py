@@ -120,8 +120,8 @@ def lower(module: ModuleOp, dump: Dumper, options: BackendOptions | None = None)
     `gemv=False` keeps every plan on cuBLASLt; `group_gemv=False` keeps one launch per
     GEMV call (and so no gemv-epilogue); `gemv_epilogue=False` keeps the GEMV group's
     elementwise consumer a launch of its own; `chunk_bytes` bounds the temporaries of a
-    row-local GEMM group before it runs in chunks (0: never); `group_fused=False` keeps
-    one launch per fused kernel. No options: the defaults.
+    row-local GEMM group before it runs in chunks (0: never); `group_fused=True` runs
+    independent fused kernels as one launch. No options: the defaults.
 
     `lumir.runtime.load` verifies the result; fuse-kernels' output is verified here,
     because lowering reads the `hl.fused` bodies it builds as verified.

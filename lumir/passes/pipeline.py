@@ -68,10 +68,11 @@ class LumirPipelinePass(ModulePass):
     that reads only a GEMV group's results becomes the group's epilogue, one kernel on
     CUDA (SiLU(gate) * up of a decode step's MLP). `gemv_epilogue=false` is no stage."""
 
-    group_fused: bool = True
+    group_fused: bool = False
     """Run group-fused: fused launches that depend on none of each other run as one
-    launch (`cublaslt_rt.fused_group`; a decode layer's q and k rotaries).
-    `group_fused=false` is no stage."""
+    launch (`cublaslt_rt.fused_group`; a decode layer's q and k rotaries). Off by
+    default: on an H100 it gained nothing at one token and cost the decode step 78 µs
+    (docs/passes/group-fused.md). Off, it is no stage."""
 
     chunk_bytes: int = MAX_BYTES
     """Run chunk-rows with this `max_bytes`: a row-local GEMM group (a long prompt's MLP)

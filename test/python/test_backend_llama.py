@@ -158,11 +158,11 @@ def test_grouped_gemv_decode_step_gives_the_ungrouped_logits_and_is_reported(cap
     assert f"gemv_epilogues={layers} " in report, report  # SiLU(gate) * up in each MLP
     plain, report_plain = decode({"gemv_epilogue": False})
     assert torch.equal(grouped, plain) and "gemv_epilogues=0 " in report_plain, report_plain
-    # each layer's q and k rotaries run as one fused group (at least)
-    groups = int(report.split("fused_groups=")[1].split()[0])
-    assert groups >= layers, report
-    apart, report_apart = decode({"group_fused": False})
-    assert torch.equal(grouped, apart) and "fused_groups=0 " in report_apart, report_apart
+    # group-fused is off by default; on, each layer's q and k rotaries run as one group
+    assert "fused_groups=0 " in report, report
+    together, report_together = decode({"group_fused": True})
+    groups = int(report_together.split("fused_groups=")[1].split()[0])
+    assert torch.equal(grouped, together) and groups >= layers, report_together
 
 
 @torch.no_grad()

@@ -1,9 +1,9 @@
-// RUN: lumir-opt %s -p lumir-pipeline | filecheck %s
-// RUN: lumir-opt %s -p 'lumir-pipeline{group_fused=false}' | filecheck %s --check-prefix=OFF
+// RUN: lumir-opt %s -p 'lumir-pipeline{group_fused=true}' | filecheck %s
+// RUN: lumir-opt %s -p lumir-pipeline | filecheck %s --check-prefix=OFF
 
 // Two chains over rows of different widths, neither reading the other: fuse-kernels
-// makes a kernel of each, and lumir-pipeline's group-fused stage runs them as one
-// launch; with `group_fused=false` they stay two.
+// makes a kernel of each, and with `group_fused=true` lumir-pipeline's group-fused stage
+// runs them as one launch; by default (off) they stay two.
 // CHECK-LABEL: func.func @two_chains(
 // CHECK:         cublaslt_rt.fused_group {
 // CHECK-COUNT-2:   cublaslt_rt.fused_launch
