@@ -4,8 +4,13 @@ xDSL's parser accepts a value used before it is defined (`%y = hl.add %y, %x`, o
 above the definition: it keeps forward references for graph regions), and an op
 verifier only looks at its own operands' types, so such IR would reach the passes and
 the interpreter. MLIR refuses it in the verifier ("operand does not dominate this use");
-lumir does the same here, for the single-block regions its dialects use. A region with
-several blocks (a CFG) is not checked: lumir's dialects never build one.
+lumir does the same here, for the single-block regions its dialects use.
+
+A region of several blocks is refused, at the first op of its second block: lumir's
+dialects have no branch op (a CFG needs `cf`, which lumir does not load), so every block
+after the first is unreachable, and the passes and executors read a function as its one
+block (`lumir-run` of a second `^bb1:` block raised "'block' property of Region class is
+only available for single-block regions").
 
 A duplicate symbol (`func.func @f` twice) fails xDSL's `SymbolTable` check on the
 enclosing module, which is often the implicit module with no location; it is reported
@@ -24,9 +29,20 @@ from xdsl.traits import SymbolTable
 
 
 def structural_problems(module: Operation) -> Iterator[tuple[Operation, str]]:
-    """Every dominance and symbol problem in `module`, in walk order."""
+    """Every dominance, block and symbol problem in `module`, in walk order."""
     order = _BlockOrder()
     for op in module.walk():
+        for region in op.regions:
+            if len(region.blocks) > 1:
+                second = region.blocks[1]
+                yield (
+                    second.first_op or op,
+                    (
+                        f"a region of '{op.name}' has {len(region.blocks)} blocks, but "
+                        f"lumir has no branch ops, so a block after the first can never "
+                        f"run: write the region as one block"
+                    ),
+                )
         for index, operand in enumerate(op.operands):
             if not _dominates(operand, op, order):
                 yield (
@@ -68,7 +84,7 @@ def _dominates(value: SSAValue, user: Operation, order: _BlockOrder) -> bool:
         return False  # a placeholder the parser never resolved
     region = block.parent
     if region is not None and len(region.blocks) > 1:
-        return True  # CFG regions are not checked (see the module docstring)
+        return True  # refused as a whole (see the module docstring)
     ancestor: Operation | None = user
     while ancestor is not None and ancestor.parent_block() is not block:
         ancestor = ancestor.parent_op()
