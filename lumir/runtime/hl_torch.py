@@ -158,7 +158,7 @@ def _bind_sdpa(params: Params, shape: Shape, dtype: torch.dtype) -> Kernel:
             if grouped and choice not in _FUSED_ATTENTION:
                 key, value = _repeat_heads(key, query), _repeat_heads(value, query)
                 grouped = False
-        return F.scaled_dot_product_attention(
+        result = F.scaled_dot_product_attention(
             query,
             key,
             value,
@@ -167,6 +167,11 @@ def _bind_sdpa(params: Params, shape: Shape, dtype: torch.dtype) -> Kernel:
             scale=scale,
             enable_gqa=grouped,
         )
+        if result.numel() == 0 and tuple(result.shape) != shape:
+            # torch does not broadcast the batch of an empty query ([1, h, 0, d] against
+            # keys of batch 2 gives [1, h, 0, d]); hl.sdpa's result type does
+            return result.new_empty(shape)
+        return result
 
     return sdpa
 
