@@ -613,4 +613,18 @@ def mutant(corpus: Corpus, seed: int, index: int) -> Mutant:
         if MUTATIONS[name][0](t, corpus):
             applied.append(name)
     invocation = rng.choice(source.invocations)
+    if rng.random() < OTHER_PASS_SHARE:
+        invocation = Invocation(rng.choice(_pass_names()))
+        applied.append("other-pass")
     return Mutant(index, source, tuple(applied), t.text, invocation)
+
+
+OTHER_PASS_SHARE = 0.25
+"""How often a mutant runs through a pass its file does not name (any registered pass,
+on IR of any level: running a pass on the wrong level is a mistake too)."""
+
+
+def _pass_names() -> list[str]:
+    from lumir.passes import available_passes
+
+    return sorted(available_passes())
