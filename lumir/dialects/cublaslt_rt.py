@@ -1295,6 +1295,8 @@ class FusedGroupOp(IRDLOperation):
                 f"'{self.name}' holds only cublaslt_rt.fused_launch ops and no block "
                 f"arguments, found {', '.join(strangers) or 'block arguments'}"
             )
+        if _members_lack_buffers(self.body.block.ops):
+            return
         problems = fused_group_problems(self.members())
         if problems:
             raise FindingsVerifyException([f"'{self.name}' {p}" for p in problems])

@@ -52,3 +52,23 @@ func.func @reads_another(%x: memref<4xf32>, %a: memref<16xi8>, %z: memref<4xf32>
   }
   func.return
 }
+
+// -----
+
+// A member on buffers without a byte width is refused at the member; the group's check
+// that no member writes what another reads needs byte ranges, and asserted on them.
+func.func @index_buffers(%a: memref<4xindex>, %b: memref<4xindex>, %c: memref<4xf32>, %d: memref<4xf32>) {
+  cublaslt_rt.fused_group {
+    // expected-error @+1 {{'cublaslt_rt.fused_launch' input: buffer memref<4xindex> holds index, which has no byte width}}
+    cublaslt_rt.fused_launch ins(%a : memref<4xindex>) outs(%b : memref<4xindex>) {
+    ^bb0(%x: tensor<4xindex>):
+      hl.yield %x : tensor<4xindex>
+    }
+    cublaslt_rt.fused_launch ins(%c : memref<4xf32>) outs(%d : memref<4xf32>) {
+    ^bb0(%x: tensor<4xf32>):
+      %y = hl.neg %x : tensor<4xf32> -> tensor<4xf32>
+      hl.yield %y : tensor<4xf32>
+    }
+  }
+  func.return
+}
