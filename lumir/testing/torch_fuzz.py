@@ -48,13 +48,14 @@ CAST_METHODS = {"torch.float32": "float", "torch.bfloat16": "bfloat16", "torch.f
 SIZES = (1, 2, 3, 4, 5, 8, 16)
 LENGTHS = (2, 3, 4, 5, 7, 8, 9, 16)
 """Values of the length dimension; never 0 or 1, which Dynamo specialises."""
-SCALARS = (0.5, 2.0, -1.0, 0.25, -1.5, 3.0, 1.0, 0.0, 2, 3, -1)
-"""Python scalars of arithmetic, each exact in every float dtype."""
+SCALARS = (0.5, 2.0, -1.0, 0.25, -1.5, 3.0, 1.0, 0.0, 2, 3, -1, 257, 0.1, 1e-3, True)
+"""Python scalars of arithmetic: exact in every float dtype, then some that a half type
+cannot hold (257, 0.1), and a bool."""
 THRESHOLDS = ("0.0", "0.5", "-0.25", "1.0")
 """Comparison bounds, exact in every dtype, so eager, lumir and float64 agree."""
 MAX_MAGNITUDE = {torch.float32: 1e4, torch.bfloat16: 1e3, torch.float16: 1e3}
 """A statement whose float values leave this range is redrawn: overflow is not a bug."""
-MAX_STATEMENTS = 12
+MAX_STATEMENTS = 16
 MAX_ATTEMPTS = 200
 
 
@@ -989,6 +990,66 @@ def op_integer(g: _Generator) -> tuple[str, bool]:
     ), True
 
 
+def op_create(g: _Generator) -> tuple[str, bool]:
+    """A tensor made in the program from a value's sizes: zeros/ones/full (`_like`,
+    `new_*`, from sizes), an arange, read by the next ops like any value."""
+    v = _rank_at_least(g, 1, floating=False)
+    d = g.rng.randrange(len(g.shape(v)))
+    dtype = g.rng.choice([g.dtype, "torch.float32"])
+    return g.rng.choice(
+        [
+            f"torch.zeros_like({v})",
+            f"torch.ones_like({v}, dtype={dtype})",
+            f"torch.full_like({v}, 0.5)",
+            f"{v}.new_zeros({v}.shape)",
+            f"{v}.new_ones(({v}.shape[{d}], 2))",
+            f"torch.full(({v}.shape[{d}], 3), -2.0, dtype={dtype})",
+            f"torch.arange({v}.shape[{d}], dtype={dtype})",
+            f"torch.arange({v}.shape[{d}]).to({dtype}) * 0.5 - 1",
+        ]
+    ), True
+
+
+def op_rearrange(g: _Generator) -> tuple[str, bool]:
+    """Ops that move elements: repeat, repeat_interleave, tile, flip, roll, tril/triu,
+    diagonal."""
+    v = _rank_at_least(g, 1, floating=False)
+    rank = len(g.shape(v))
+    d = g.rng.randrange(rank)
+    exact = g.values[v].exact
+    forms = [
+        f"{v}.repeat({', '.join(g.rng.choice(['1', '2']) for _ in range(rank))})",
+        f"{v}.repeat_interleave(2, dim={d})",
+        f"{v}.flip({d})",
+        f"torch.roll({v}, {g.rng.choice([1, -1, 2])}, {d})",
+        f"torch.tile({v}, (2,))",
+    ]
+    if rank >= 2:
+        i, j = g.rng.sample(range(rank), 2)
+        forms += [f"{v}.tril()", f"{v}.triu(1)", f"torch.diagonal({v}, 0, {i}, {j})"]
+    return g.rng.choice(forms), exact
+
+
+def op_mixed(g: _Generator) -> tuple[str, bool]:
+    """Arithmetic across categories: a float value with an integer or bool tensor (which
+    it promotes), an integer tensor times a float scalar, a bool mask times a float."""
+    v = g.pick(g.floats)
+    others = [n for n in g.values if not g.floats(n)]
+    if not others:
+        raise _Rejected
+    other = g.rng.choice(others)
+    return g.rng.choice(
+        [
+            f"{v} * {other}",
+            f"{other} + {v}",
+            f"{other} * 0.5 + {v}",
+            f"torch.where({other} > 0, {v}, {other} * 1.0)"
+            if g.tensor(other).dtype != torch.bool
+            else f"{v} - {other}.to({v}.dtype)",
+        ]
+    ), False
+
+
 def op_scale_by_size(g: _Generator) -> tuple[str, bool]:
     """Scaling by a number computed from sizes (an attention's 1/sqrt(d))."""
     v = _rank_at_least(g, 1)
@@ -1003,15 +1064,18 @@ def op_scale_by_size(g: _Generator) -> tuple[str, bool]:
 
 
 def op_inplace(g: _Generator) -> tuple[str, bool] | None:
-    """An in-place op on an intermediate (never an input or a view of one): add_, mul_,
-    a copy_ into a slice, a write into a slice, masked_fill_, clamp_."""
+    """An in-place op on an intermediate, or (one time in four) on an argument or a view
+    of one, which the caller then sees: add_, mul_, a copy_ into a slice, a write into a
+    slice, masked_fill_, clamp_. Never on a parameter."""
+    params = {g.tensor(s.name).untyped_storage().data_ptr() for s in g.inputs if s.param}
     inputs = {g.tensor(s.name).untyped_storage().data_ptr() for s in g.inputs}
+    mutate_inputs = g.rng.random() < 0.25
     targets = [
         n
         for n in g.values
-        if n.startswith("v")
-        and g.floats(n)
-        and g.tensor(n).untyped_storage().data_ptr() not in inputs
+        if g.floats(n)
+        and g.tensor(n).untyped_storage().data_ptr() not in params
+        and (mutate_inputs or g.tensor(n).untyped_storage().data_ptr() not in inputs)
         and g.shape(n)
     ]
     if not targets:
@@ -1066,6 +1130,9 @@ OPS: tuple[tuple[Op, int], ...] = (
     (op_scale_by_size, 1),
     (op_inplace, 3),
     (op_integer, 2),
+    (op_create, 2),
+    (op_rearrange, 2),
+    (op_mixed, 2),
 )
 """Each op and its weight in the draw."""
 
