@@ -128,17 +128,24 @@ def _placeholder_sizes(
 def pinned_symbols(
     placeholders: Sequence[fx.Node], expressions: Callable[[], Iterable[sympy.Expr]]
 ) -> dict[sympy.Symbol, int]:
-    """Symbols the inputs only carry in sums with others (`s + t` rows after an eager
-    `cat` of two dynamic tensors), fixed at their traced value, where that is exact.
+    """Symbols the inputs only carry together with others (`s + t` rows after an eager
+    `cat` of two dynamic tensors; `s * t` rows after an eager op on a `[batch, length]`
+    tensor flattened to tokens, as a mixture-of-experts router's `topk` under
+    `dynamic=True`), fixed where that is exact.
 
     No input size tells `s` and `t` apart, but a partition whose every size (of its
     inputs, values and scalars: `expressions()`) depends on them only through `s + t`
-    computes the same program for any split of the sum. So `t` is pinned at its hint
-    and `s` solved from the sum: for each input size left with several unread symbols,
-    in input order, the first symbol by name is solved (linearly) and the others are
-    pinned, when substituting the solution into every expression of the partition
-    removes them. Otherwise nothing more is pinned, and compiling names the unbound
-    symbols as before.
+    (or `s * t`) computes the same program for any split of the sum (or product). So
+    `t` is pinned and `s` solved from the size: for each input size left with several
+    unread symbols, in input order, the first symbol by name is solved (linearly: its
+    coefficient may be a product of the others) and the others are pinned, when
+    substituting the solution into every expression of the partition removes them.
+    Otherwise nothing more is pinned, and compiling names the unbound symbols as before.
+
+    A symbol of a sum is pinned at its traced value. A symbol the solved one is
+    multiplied by is pinned at 1: at its traced value, `s` would be solved by dividing
+    a later call's size by it, and a token count of 39 has no `s` for `9 * s`. Any
+    value is exact where the partition only reads the product, and 1 divides every one.
     """
     pinned: dict[sympy.Symbol, int] = {}
     solutions: dict[sympy.Symbol, sympy.Expr] = {}
@@ -164,14 +171,16 @@ def pinned_symbols(
         if any(_mentions(e.xreplace(trial), others) for e in collected):
             return pinned
         solutions = trial
-        pinned.update((symbol, int(hints[symbol])) for symbol in others)
+        factors = sympy.Poly(size, solved).all_coeffs()[0].free_symbols
+        pinned.update((symbol, 1 if symbol in factors else int(hints[symbol])) for symbol in others)
 
 
 def _linear_solution(
     size: sympy.Expr, symbol: sympy.Symbol, value: sympy.Symbol
 ) -> sympy.Expr | None:
     """`symbol` as a function of the size's `value` and its other symbols, for a size
-    linear in `symbol` with an integer coefficient (else None)."""
+    linear in `symbol` whose coefficient is an integer times other symbols (`s * t`:
+    `value / t`), else None."""
     try:
         poly = sympy.Poly(size, symbol)
     except sympy.PolynomialError:
@@ -179,9 +188,20 @@ def _linear_solution(
     if poly.degree() != 1:
         return None
     coefficient, rest = poly.all_coeffs()
-    if not coefficient.is_Integer or symbol in rest.free_symbols:
+    if symbol in rest.free_symbols or not _is_monomial(coefficient):
         return None
     return (value - rest) / coefficient
+
+
+def _is_monomial(expr: sympy.Expr) -> bool:
+    """A nonzero integer times a product of symbols (each to a positive integer power)."""
+    factors = sympy.Mul.make_args(expr)
+    return all(
+        (f.is_Integer and f != 0)
+        or isinstance(f, sympy.Symbol)
+        or (f.is_Pow and isinstance(f.base, sympy.Symbol) and f.exp.is_Integer and f.exp > 0)
+        for f in factors
+    )
 
 
 def _mentions(expr: sympy.Expr, symbols: Sequence[sympy.Symbol]) -> bool:
@@ -267,13 +287,23 @@ def site_size(site: SymbolSite, bindings: Bindings) -> int:
 
 def hint_bindings(placeholders: Sequence[fx.Node], sites: Sequence[SymbolSite]) -> dict:
     """Bindings from the example values the graph was traced with (the ShapeEnv's
-    hints), for every symbol that `sites` (`symbol_sites(placeholders)`) reads."""
+    hints), for every symbol that `sites` (`symbol_sites(placeholders)`) reads.
+
+    Each symbol takes the value a call of the traced sizes binds it to: its site's size
+    at the hints, solved as at a call (`site_symbol_value`). Not the symbol's own hint,
+    which differs where another symbol is pinned at a value other than its hint (`s`
+    of `s * t` rows, with `t` pinned at 1, is the product of their hints)."""
     bindings: dict[sympy.Symbol, int] = {}
     examples = [node.meta.get("val") for node in placeholders]
-    for position, _, symbol, _ in sites:
-        hints = _hints(_shape_env(examples[position]))
-        if symbol in hints:
-            bindings[symbol] = int(hints[symbol])
+    for site in sites:
+        position, dim, symbol, _ = site
+        example = examples[position]
+        hints = _hints(_shape_env(example))
+        size = expression(example if dim is None else example.shape[dim])
+        if not size.free_symbols <= set(hints):
+            continue
+        traced = int(size.xreplace({s: sympy.Integer(int(hints[s])) for s in size.free_symbols}))
+        bindings[symbol] = site_symbol_value(site, traced, bindings)
     return bindings
 
 

@@ -1,4 +1,5 @@
-"""Sizes an input carries only as a sum of symbols (`s + t`), with neither symbol alone.
+"""Sizes an input carries only as a sum (`s + t`) or product (`s * t`) of symbols, with
+neither symbol alone.
 
 After an eager op (here `sort`, which lumir does not import), the next partition may see
 two dynamic lengths only through their `cat`: no input size tells `s` from `t`. Where
@@ -19,7 +20,7 @@ from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.fx.experimental.symbolic_shapes import ShapeEnv
 
 from lumir.backend import stats
-from lumir.frontend.shapes import pinned_symbols, symbol_sites
+from lumir.frontend.shapes import hint_bindings, pinned_symbols, symbol_sites
 
 
 @torch.no_grad()
@@ -75,3 +76,52 @@ def test_a_symbol_is_pinned_only_where_every_size_depends_on_the_sum_alone():
 
     assert pinned_symbols([placeholder], lambda: [total, s.node.expr]) == {}
     assert pinned_symbols([placeholder], lambda: [total, t.node.expr * 2]) == {}
+
+
+@torch.no_grad()
+def test_a_partition_that_sees_batch_and_length_only_as_their_product_compiles_once():
+    """A mixture-of-experts router under `dynamic=True`: the tokens, `[batch, length]`
+    flattened, go through `topk` in eager, and the partition after it sees batch and
+    length only as their product. `t` is pinned at 1, so every token count binds
+    (at its traced value, 7, a call of 5 x 3 = 15 tokens would have no integer `s` for
+    `7 * s`);
+    before, the partition failed to compile ("size s0*s1 depends on unbound symbols")
+    and ran in eager."""
+    w = torch.randn(2, 16)
+
+    def router(x):
+        tokens = x.reshape(-1, x.shape[-1])
+        weights, _ = torch.topk(tokens, 2, dim=-1)  # topk runs in eager
+        return (weights * 2).softmax(-1) @ w
+
+    torch._dynamo.reset()
+    stats.reset()
+    compiled = torch.compile(router, backend="lumir", dynamic=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for shape in ((3, 7, 8), (5, 3, 8), (4, 5, 8), (6, 6, 8)):
+            x = torch.randn(shape)
+            torch.testing.assert_close(compiled(x), router(x))
+    messages = [str(w.message) for w in caught if str(w.message).startswith("lumir")]
+    assert not any("failed" in m for m in messages), messages
+    (graph,) = stats.GRAPHS
+    after = graph.partitions[-1]
+    assert after.fuse_runs == 1 and after.fused["matmuls"] == 1
+    assert after.specialisations == 4  # one per token count: 21, 15, 20 and 36
+
+
+def test_a_factor_of_a_product_is_pinned_at_one_where_only_the_product_is_read():
+    s, t = _sizes(ShapeEnv(), 2, 9)
+    product = (s * t).node.expr
+    placeholder = _placeholder_with_rows(s * t)
+    first, second = sorted(product.free_symbols, key=str)
+
+    pinned = pinned_symbols([placeholder], lambda: [product, 2 * product + 1])
+    assert pinned == {second: 1}
+    sites = symbol_sites([placeholder], pinned)
+    assert sites == ((0, 0, first, first),)
+    # the first compile binds the solved symbol to the traced token count, not its hint
+    assert hint_bindings([placeholder], sites) == {first: 18}
+
+    assert pinned_symbols([placeholder], lambda: [product, s.node.expr]) == {}
+    assert pinned_symbols([placeholder], lambda: [product, t.node.expr + 1]) == {}
