@@ -2,6 +2,8 @@
 // RUN: lumir-opt %s -p 'hl-canonicalize,hl-to-cublaslt,fuse-kernels,lower-to-cublaslt-rt{share_buffers=false},chunk-rows{max_bytes=2048},chunk-rows{max_bytes=2048}' --split-input-file | filecheck %s
 // RUN: lumir-opt %s -p 'hl-canonicalize,hl-to-cublaslt,fuse-kernels,lower-to-cublaslt-rt{share_buffers=false},chunk-rows{max_bytes=4096}' --split-input-file | filecheck %s --check-prefix=FITS
 // RUN: lumir-opt %s -p 'hl-canonicalize,hl-to-cublaslt,fuse-kernels,lower-to-cublaslt-rt{share_buffers=false},chunk-rows{max_bytes=2048},share-buffers' --split-input-file | filecheck %s --check-prefix=PLACED
+// group-fused, which only moves a launch up, leaves the chunks apart (the same plan):
+// RUN: lumir-opt %s -p 'hl-canonicalize,hl-to-cublaslt,fuse-kernels,lower-to-cublaslt-rt{share_buffers=false},chunk-rows{max_bytes=2048},group-fused,share-buffers' --split-input-file | filecheck %s --check-prefix=PLACED
 // RUN: lumir-opt %s -p 'hl-canonicalize,hl-to-cublaslt,fuse-kernels,lower-to-cublaslt-rt' --split-input-file | filecheck %s --check-prefix=WHOLE
 
 // A gated MLP over 16 token rows (batch 2 x 8): gate and up each write 4 KiB, and the
