@@ -744,10 +744,7 @@ class _Loader:
 
     def _load_group(self, op: MatmulGroupOp) -> None:
         members = op.members()
-        for index, member in enumerate(members):  # what the verifier says, views resolved
-            others = [m for m in members if m is not member]
-            read = [value for other in others for _, value in other.read_operands()]
-            _refuse_overlap(op, member.d, read + [o.d for o in others[index:]])
+        _refuse_member_overlaps(op, [([v for _, v in m.read_operands()], [m.d]) for m in members])
         plans = [self._matmul_plan(member) for member in members]
         epilogue = op.epilogue()
         if epilogue is not None:
@@ -858,10 +855,7 @@ class _Loader:
         """The members one by one on the CPU (the ungrouped program exactly); on CUDA one
         grouped Triton launch (`lumir.runtime.launch_group`)."""
         members = op.members()
-        for index, member in enumerate(members):  # what the verifier says, views resolved
-            others = [m for m in members if m is not member]
-            touched = [v for other in others for v in other.inputs]
-            _refuse_overlap(op, member.output, touched + [o.output for o in others[index:]])
+        _refuse_member_overlaps(op, [(list(m.inputs), [m.output]) for m in members])
         bound = [self._bind_launch(member) for member in members]
         if self.device.type != "cuda":
             self.launches.append(_in_order([launch for launch, _, _, _ in bound]))
@@ -886,12 +880,7 @@ class _Loader:
         """The members one by one on the CPU (the ungrouped program exactly); on CUDA one
         launch of one generated kernel (`fused_kernels.group_launch`)."""
         members = op.members()
-        for index, member in enumerate(members):  # what the verifier says, views resolved
-            others = [m for m in members if m is not member]
-            touched = [v for other in others for v in other.inputs]
-            touched += [v for other in others[index:] for v in other.outputs]
-            for output in member.outputs:
-                _refuse_overlap(op, output, touched)
+        _refuse_member_overlaps(op, [(list(m.inputs), list(m.outputs)) for m in members])
         bound = [self._fused_buffers(member) for member in members]
         if self.device.type != "cuda":
             failures = [op_diagnostic(member, "fused kernel failed") for member in members]
@@ -994,6 +983,19 @@ def _refuse_overlap(op: Operation, written: SSAValue, read: Sequence[SSAValue]) 
             raise LumirDiagnosticError(
                 [op_diagnostic(op, f"'{op.name}' writes bytes it also reads (through a view)")]
             )
+
+
+def _refuse_member_overlaps(
+    op: Operation, members: Sequence[tuple[list[SSAValue], list[SSAValue]]]
+) -> None:
+    """A group's members (each its reads and writes) run at once: none may write bytes
+    another reads or writes (what the group's verifier says, views resolved)."""
+    for index, (_, writes) in enumerate(members):
+        others = [m for i, m in enumerate(members) if i != index]
+        touched = [v for reads, _ in others for v in reads]
+        touched += [v for _, other_writes in others[index:] for v in other_writes]
+        for written in writes:
+            _refuse_overlap(op, written, touched)
 
 
 def _workspace_size(plan: PlanOp) -> int:
