@@ -17,10 +17,14 @@ elementwise ops they are made of; weight norm, GLU, pixel (un)shuffle, adaptive
 average pooling, nearest and (bi/tri)linear upsampling, reflection and replication
 padding, `im2col` (`F.unfold`) and `Tensor.unfold` become gathers (`index` with whole
 leading dimensions, `as_strided`) and arithmetic. `diagonal` an `as_strided`,
-`diag_embed` and `nansum` a `where` and a sum. `roll` is lumir's own decomposition
-(`_roll`: slices and a `cat`), and so are a strided `slice_scatter` (`_slice_scatter`:
-a `where` over the positions it writes), `var_mean` (`_var_mean`: the mean corrected
-by a second pass, so that a row of one value normalises to exactly 0 as in ATen),
+`diag_embed` and `nansum` a `where` and a sum; `isinf` a comparison of `abs` with
+infinity, `aminmax` an `amin` and an `amax`, `count_nonzero` a sum of `!= 0`,
+`heaviside` a `where`, and `aten.norm` with a `p` (`F.pairwise_distance`) a vector
+norm. `roll` is lumir's own decomposition (`_roll`: slices and a `cat`), and so are
+`eye` (`_eye`: a comparison of two ranges, counted in int64), a strided
+`slice_scatter` (`_slice_scatter`: a `where` over the positions it writes),
+`var_mean` (`_var_mean`: the mean corrected by a second pass, so that a row of one
+value normalises to exactly 0 as in ATen),
 eval-mode batch norm (`_batch_norm_inference`:
 torch's goes through the training overload, which mutates the running statistics;
 a batch norm in training mode, whose functional overload returns the new running
@@ -151,6 +155,13 @@ DECOMPOSED: tuple[object, ...] = (
     aten.nansum.default,
     aten.diagonal.default,
     aten.diag_embed.default,
+    aten.isinf.default,
+    aten.aminmax.default,
+    aten.count_nonzero.default,
+    aten.count_nonzero.dim_IntList,
+    aten.heaviside.default,
+    aten.norm.Scalar,
+    aten.norm.ScalarOpt_dim,
 )
 """The overloads lumir asks aot_autograd to decompose (each has a torch decomposition)."""
 
@@ -172,6 +183,26 @@ def _roll(x: torch.Tensor, shifts: list[int], dims: list[int] | None = None) -> 
             tail, head = result.narrow(dim, cut, size - cut), result.narrow(dim, 0, cut)
             result = torch.cat([tail, head], dim)
     return result if result is not x else x.clone(memory_format=torch.contiguous_format)
+
+
+def _eye(
+    n: int,
+    m: int | None = None,
+    *,
+    dtype: torch.dtype | None = None,
+    layout: torch.layout | None = None,
+    device: torch.device | None = None,
+    pin_memory: bool | None = False,
+) -> object:
+    """aten.eye (both overloads) as `arange(n)[:, None] == arange(m)` cast to the
+    dtype: exact, and contiguous as ATen's. torch's reference counts in the smallest
+    integer type that holds literal sizes (uint8 below 256), which lumir does not
+    import, so the whole identity ran in eager. A sparse or pinned one is left alone."""
+    if layout not in (None, torch.strided) or pin_memory:
+        return NotImplemented
+    rows = torch.arange(n, dtype=torch.int64, device=device)
+    columns = torch.arange(n if m is None else m, dtype=torch.int64, device=device)
+    return (rows.unsqueeze(-1) == columns).to(dtype or torch.get_default_dtype())
 
 
 def _slice_scatter(
@@ -395,6 +426,8 @@ lays its result out as the input suggests (`_suggested_format`)."""
 
 OWN_DECOMPOSITIONS: dict[object, Callable[..., object]] = {
     aten.roll.default: _roll,
+    aten.eye.default: _eye,
+    aten.eye.m: _eye,
     aten.slice_scatter.default: _slice_scatter,
     aten.convolution.default: _convolution_in_aten_layout,
     aten.max_pool2d_with_indices.default: _with_aten_strides(

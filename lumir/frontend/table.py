@@ -215,6 +215,8 @@ TABLE: dict[object, Row] = {
     aten.logical_and.default: Row(ew.logical("and"), _tensor_operands),
     aten.logical_or.default: Row(ew.logical("or"), _tensor_operands),
     aten.logical_xor.default: Row(ew.logical("xor"), _tensor_operands),
+    # `mask_a ^ mask_b`: of bools, xor is the logical one
+    aten.bitwise_xor.Tensor: Row(ew.logical("xor"), _of_bool),
     aten.isnan.default: Row(ew.convert_isnan),
     aten.isposinf.default: Row(ew.signed_infinity(1.0), ew.floating_input),
     aten.isneginf.default: Row(ew.signed_infinity(-1.0), ew.floating_input),

@@ -1,0 +1,91 @@
+"""Commonly used ops that ran in eager and now compile: `torch.eye` (lumir's own
+decomposition: torch's counts in uint8, which lumir does not import), `isinf`,
+`aminmax`, `count_nonzero`, `heaviside` and `aten.norm` with a `p` and dims
+(`F.pairwise_distance`; torch's references) and
+`^` of two masks (`bitwise_xor` of bools, imported as a logical xor). Each compiles with
+no fallback warning, statically and with `dynamic=True` at two sizes, and gives eager's
+values, dtype and strides."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+import torch
+
+from lumir.backend import LumirFallbackWarning
+
+
+def _compiled(function, dynamic: bool):
+    torch._dynamo.reset()
+    return torch.compile(function, backend="lumir", dynamic=dynamic)
+
+
+def _mask(x: torch.Tensor) -> torch.Tensor:
+    return x > 0.3
+
+
+def _with_infinities(x: torch.Tensor) -> torch.Tensor:
+    return torch.where(x > 1, float("inf"), torch.where(x < -1, float("-inf"), x))
+
+
+CASES = {
+    "eye": lambda x: x[0] + torch.eye(x.shape[1], x.shape[2], dtype=x.dtype),
+    "eye-square": lambda x: x[0, :, :1] * torch.eye(x.shape[1], dtype=x.dtype),
+    "eye-default-dtype": lambda x: torch.eye(x.shape[2]) * 2 + x[0, 0],
+    "eye-int": lambda x: torch.eye(x.shape[1], 3, dtype=torch.int64) + (x[0, :, :3] > 0).long(),
+    "eye-bool-mask": lambda x: x.masked_fill(torch.eye(*x.shape[1:], dtype=torch.bool), 0),
+    "eye-literal": lambda x: x[0, :4, :4] + torch.eye(4, dtype=x.dtype),
+    "isinf": lambda x: torch.isinf(_with_infinities(x * 2)),
+    "isinf-int": lambda x: torch.isinf((x * 4).long()),
+    "aminmax": lambda x: torch.aminmax(x * 2, dim=-1),
+    "aminmax-keepdim": lambda x: torch.aminmax(x + 1, dim=1, keepdim=True),
+    "aminmax-all": lambda x: torch.aminmax(x * 2),
+    "count_nonzero": lambda x: torch.count_nonzero(_mask(x), -1),
+    "count_nonzero-dims": lambda x: torch.count_nonzero(x * (x > 0), (0, 2)),
+    "count_nonzero-all": lambda x: torch.count_nonzero(_mask(x)),
+    "heaviside": lambda x: torch.heaviside(torch.round(x * 2), x + 1),
+    "xor-masks": lambda x: _mask(x) ^ (x < 0.5),
+    "pairwise_distance": lambda x: torch.nn.functional.pairwise_distance(x * 2, x + 1),
+}
+"""Each case reads one [batch, rows, columns] input (lumir computes something around
+the op, so the graph is not eager's alone)."""
+
+
+def _input(dtype: torch.dtype, rows: int, layout: str) -> torch.Tensor:
+    torch.manual_seed(rows)
+    x = torch.randn(2, 8, rows, dtype=dtype)
+    return x.transpose(1, 2) if layout == "transposed" else x.reshape(2, rows, 8)
+
+
+def _check(result: object, expected: object, dtype: torch.dtype, name: str) -> None:
+    if isinstance(expected, tuple):
+        assert isinstance(result, tuple) and len(result) == len(expected)
+        for part, want in zip(result, expected, strict=True):
+            _check(part, want, dtype, name)
+        return
+    assert isinstance(result, torch.Tensor) and isinstance(expected, torch.Tensor)
+    assert (result.dtype, result.shape) == (expected.dtype, expected.shape)
+    assert result.stride() == expected.stride(), name
+    tolerance = 0.0
+    if name == "pairwise_distance":  # a reduction summed in another order
+        tolerance = 1e-5 if dtype == torch.float32 else 1e-2
+    torch.testing.assert_close(result, expected, atol=tolerance, rtol=tolerance)
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["f32", "bf16"])
+@pytest.mark.parametrize("dynamic", [False, True], ids=["static", "dynamic"])
+@pytest.mark.parametrize("name", list(CASES))
+def test_op_compiles_without_fallback_and_gives_eagers_result(
+    name: str, dynamic: bool, dtype: torch.dtype, layout: str
+) -> None:
+    function = CASES[name]
+    compiled = _compiled(function, dynamic)
+    for rows in (6, 5) if dynamic else (6,):
+        x = _input(dtype, rows, layout)
+        expected = function(x)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", LumirFallbackWarning)
+            result = compiled(x)
+        _check(result, expected, dtype, name)
