@@ -27,8 +27,9 @@ at a time in the order they were formed, when
 
 Single-element `hl.constant` operands (a pow's exponent, an epsilon) are copied into the
 body; an original left without readers is erased. A group of one op stays as it was: a
-kernel of its own either way. Values of a group read outside it are its results, in
-program order; the body's arguments are its outside operands in order of first use.
+kernel of its own either way; so does a group none of whose values is read (dead code).
+Values of a group read outside it are its results, in program order; the body's
+arguments are its outside operands in order of first use.
 """
 
 from __future__ import annotations
@@ -160,7 +161,9 @@ def _groups(block: Block) -> list[list[Operation]]:
         groups.append(merged)
         for member in merged.ops:
             group_of[member] = merged
-    return [g.ops for g in groups if len(g.ops) >= 2]
+    # A group nothing outside reads (dead code: a pipeline's earlier passes remove it,
+    # fuse-kernels run alone does not) would be an `hl.fused` without results.
+    return [g.ops for g in groups if len(g.ops) >= 2 and _outputs(g.ops)]
 
 
 def _fuse(ops: list[Operation]) -> None:
