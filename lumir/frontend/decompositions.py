@@ -21,8 +21,8 @@ leading dimensions, `as_strided`) and arithmetic. `diagonal` an `as_strided`,
 infinity, `aminmax` an `amin` and an `amax`, `count_nonzero` a sum of `!= 0`,
 `heaviside` a `where`, and `aten.norm` with a `p` (`F.pairwise_distance`) a vector
 norm. `roll` is lumir's own decomposition (`_roll`: slices and a `cat`), and so are
-`eye` (`_eye`: a comparison of two ranges, counted in int64), a strided
-`slice_scatter` (`_slice_scatter`: a `where` over the positions it writes),
+`eye`, integer `fmod` and `round` with `decimals` (lumir.frontend.exact_decompositions),
+a strided `slice_scatter` (`_slice_scatter`: a `where` over the positions it writes),
 `var_mean` (`_var_mean`: the mean corrected by a second pass, so that a row of one
 value normalises to exactly 0 as in ATen),
 eval-mode batch norm (`_batch_norm_inference`:
@@ -63,6 +63,7 @@ from torch._prims_common import suggest_memory_format
 from torch.fx.experimental.proxy_tensor import disable_proxy_modes_tracing
 
 from lumir.frontend.dtypes import opmath_dtype
+from lumir.frontend.exact_decompositions import EXACT_DECOMPOSITIONS
 from lumir.frontend.transformer_decompositions import transformer_encoder_layer
 from lumir.frontend.window_decompositions import avg_pool, convolution, max_pool_with_indices
 
@@ -183,26 +184,6 @@ def _roll(x: torch.Tensor, shifts: list[int], dims: list[int] | None = None) -> 
             tail, head = result.narrow(dim, cut, size - cut), result.narrow(dim, 0, cut)
             result = torch.cat([tail, head], dim)
     return result if result is not x else x.clone(memory_format=torch.contiguous_format)
-
-
-def _eye(
-    n: int,
-    m: int | None = None,
-    *,
-    dtype: torch.dtype | None = None,
-    layout: torch.layout | None = None,
-    device: torch.device | None = None,
-    pin_memory: bool | None = False,
-) -> object:
-    """aten.eye (both overloads) as `arange(n)[:, None] == arange(m)` cast to the
-    dtype: exact, and contiguous as ATen's. torch's reference counts in the smallest
-    integer type that holds literal sizes (uint8 below 256), which lumir does not
-    import, so the whole identity ran in eager. A sparse or pinned one is left alone."""
-    if layout not in (None, torch.strided) or pin_memory:
-        return NotImplemented
-    rows = torch.arange(n, dtype=torch.int64, device=device)
-    columns = torch.arange(n if m is None else m, dtype=torch.int64, device=device)
-    return (rows.unsqueeze(-1) == columns).to(dtype or torch.get_default_dtype())
 
 
 def _slice_scatter(
@@ -426,8 +407,6 @@ lays its result out as the input suggests (`_suggested_format`)."""
 
 OWN_DECOMPOSITIONS: dict[object, Callable[..., object]] = {
     aten.roll.default: _roll,
-    aten.eye.default: _eye,
-    aten.eye.m: _eye,
     aten.slice_scatter.default: _slice_scatter,
     aten.convolution.default: _convolution_in_aten_layout,
     aten.max_pool2d_with_indices.default: _with_aten_strides(
@@ -442,6 +421,7 @@ OWN_DECOMPOSITIONS: dict[object, Callable[..., object]] = {
     aten.rrelu_with_noise_functional.default: _rrelu_with_noise,
     aten._transformer_encoder_layer_fwd.default: transformer_encoder_layer,
     aten.var_mean.correction: _var_mean,
+    **EXACT_DECOMPOSITIONS,
 }
 """Overloads lumir decomposes itself, where torch's decomposition needs an op `hl` lacks."""
 

@@ -1,7 +1,9 @@
 """Commonly used ops that ran in eager and now compile: `torch.eye` (lumir's own
 decomposition: torch's counts in uint8, which lumir does not import), `isinf`,
 `aminmax`, `count_nonzero`, `heaviside` and `aten.norm` with a `p` and dims
-(`F.pairwise_distance`; torch's references) and
+(`F.pairwise_distance`; torch's references), integer `fmod` and `round` with
+`decimals` (lumir.frontend.exact_decompositions: torch's references write prims `hl`
+lacks) and
 `^` of two masks (`bitwise_xor` of bools, imported as a logical xor). Each compiles with
 no fallback warning, statically and with `dynamic=True` at two sizes, and gives eager's
 values, dtype and strides."""
@@ -46,6 +48,12 @@ CASES = {
     "count_nonzero-all": lambda x: torch.count_nonzero(_mask(x)),
     "heaviside": lambda x: torch.heaviside(torch.round(x * 2), x + 1),
     "xor-masks": lambda x: _mask(x) ^ (x < 0.5),
+    "fmod-int": lambda x: torch.fmod((x * 10).long(), 3),
+    "fmod-int-negative": lambda x: torch.fmod((x * 10).int(), -4) * 2,
+    "fmod-int-tensor": lambda x: torch.fmod((x * 10).long(), (x * 3).long().abs() + 1),
+    "round-decimals": lambda x: torch.round(x * 3, decimals=1),
+    "round-decimals-2": lambda x: torch.round(x + 1, decimals=2),
+    "round-decimals-negative": lambda x: torch.round(x * 300, decimals=-1),
     "pairwise_distance": lambda x: torch.nn.functional.pairwise_distance(x * 2, x + 1),
 }
 """Each case reads one [batch, rows, columns] input (lumir computes something around
@@ -89,3 +97,18 @@ def test_op_compiles_without_fallback_and_gives_eagers_result(
             warnings.simplefilter("error", LumirFallbackWarning)
             result = compiled(x)
         _check(result, expected, dtype, name)
+
+
+def test_an_integer_fmod_by_zero_raises_as_eagers_does() -> None:
+    def function(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return torch.fmod(x * 2, y) + 1
+
+    x, y = torch.arange(6).reshape(2, 3), torch.tensor([1, 0, 2])
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        function(x, y)
+    compiled = _compiled(function, dynamic=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LumirFallbackWarning)
+        torch.testing.assert_close(compiled(x, y.abs() + 1), function(x, y.abs() + 1))
+        with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+            compiled(x, y)

@@ -1,0 +1,72 @@
+"""Decompositions lumir writes itself for ops whose torch reference needs a dtype or a
+prim that lumir does not import, each giving eager's result bit for bit.
+
+- `eye`: torch's reference counts in the smallest integer type that holds literal sizes
+  (uint8 below 256), which lumir does not import;
+- `fmod` of integers: torch's reference is `prims.fmod`, which `hl` has no op for; the
+  remainder of a division rounded toward zero is exact for integers (a float `fmod`
+  is not: `a - trunc(a / b) * b` rounds, so it stays in eager);
+- `round` with `decimals`: torch's reference writes `prims.mul` and `prims.round`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+
+from lumir.frontend.dtypes import opmath_dtype
+
+aten = torch.ops.aten
+
+
+def _eye(
+    n: int,
+    m: int | None = None,
+    *,
+    dtype: torch.dtype | None = None,
+    layout: torch.layout | None = None,
+    device: torch.device | None = None,
+    pin_memory: bool | None = False,
+) -> object:
+    """aten.eye (both overloads) as `arange(n)[:, None] == arange(m)` in int64, cast to
+    the dtype: exact, and contiguous as ATen's. A sparse or pinned one is left alone."""
+    if layout not in (None, torch.strided) or pin_memory:
+        return NotImplemented
+    rows = torch.arange(n, dtype=torch.int64, device=device)
+    columns = torch.arange(n if m is None else m, dtype=torch.int64, device=device)
+    return (rows.unsqueeze(-1) == columns).to(dtype or torch.get_default_dtype())
+
+
+def _integer_fmod(x: torch.Tensor, other: object) -> object:
+    """aten.fmod (Tensor or Scalar) of integers as `x - trunc(x / other) * other`: the
+    C remainder, with the dividend's sign. A division by zero raises as ATen's does
+    (the integer division's own check). A floating result is left alone."""
+    result = torch.result_type(x, other)  # type: ignore[arg-type]
+    if result.is_floating_point or result.is_complex or result == torch.bool:
+        return NotImplemented
+    quotient = torch.div(x, other, rounding_mode="trunc")  # type: ignore[arg-type]
+    return x - quotient * other
+
+
+def _round_decimals(x: torch.Tensor, *, decimals: int) -> object:
+    """aten.round.decimals as ATen's kernel computes it, in f32 for half inputs:
+    `nearbyint(x * 10**d) / 10**d`, or `nearbyint(x / 10**-d) * 10**-d` for a negative
+    `d` (both steps rounded in that dtype; 10**d is exact in f32 up to d = 10)."""
+    if not x.dtype.is_floating_point:
+        return NotImplemented
+    compute = opmath_dtype(x.dtype)
+    wide, scale = x.to(compute), float(10 ** abs(decimals))
+    if decimals >= 0:
+        return (torch.round(wide * scale) / scale).to(x.dtype)
+    return (torch.round(wide / scale) * scale).to(x.dtype)
+
+
+EXACT_DECOMPOSITIONS: dict[object, Callable[..., object]] = {
+    aten.eye.default: _eye,
+    aten.eye.m: _eye,
+    aten.fmod.Tensor: _integer_fmod,
+    aten.fmod.Scalar: _integer_fmod,
+    aten.round.decimals: _round_decimals,
+}
+"""Overload -> lumir's exact decomposition of it."""
