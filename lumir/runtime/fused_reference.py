@@ -21,8 +21,13 @@ FusedKernel = Callable[..., tuple[torch.Tensor, ...]]
 """A bound fused body: its input tensors in, its yielded tensors out."""
 
 
-def bind_fused_body(block: Block) -> FusedKernel:
-    """The body of a fused op as one function over torch tensors, properties decoded once."""
+def bind_fused_body(block: Block, compute: torch.dtype | None = None) -> FusedKernel:
+    """The body of a fused op as one function over torch tensors, properties decoded once.
+
+    `compute` (torch.float64: the exact reference of the interpreter check,
+    `lumir.testing.fused_check`) computes every float value in that dtype instead of
+    its own: casts and per-op roundings disappear, the ops stay the same; the inputs
+    must be given in it."""
     steps: list[tuple[Operation, Callable[..., torch.Tensor] | torch.Tensor]] = []
     terminator = block.last_op
     assert isinstance(terminator, hl.YieldOp)
@@ -30,9 +35,14 @@ def bind_fused_body(block: Block) -> FusedKernel:
         if op is terminator:
             break
         if isinstance(op, hl.ConstantOp):
-            steps.append((op, constant_tensor(op.value)))
+            constant = constant_tensor(op.value)
+            if compute is not None and constant.is_floating_point():
+                constant = constant.to(compute)
+            steps.append((op, constant))
             continue
         shape, dtype = shaped_type_parts(op.results[0].type)
+        if compute is not None and dtype.is_floating_point:
+            dtype = compute
         steps.append((op, bind_kernel(op.name, op.properties, shape, dtype)))
     args = list(block.args)
     yielded = list(terminator.values)
