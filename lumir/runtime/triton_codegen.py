@@ -152,17 +152,52 @@ def _literal(op: hl.ConstantOp) -> str:
 
 
 def _pow(base: str, exponent: float) -> str:
-    if exponent == 0.5:
-        return f"tl.sqrt({base})"
-    if exponent == -0.5:
-        return f"tl.rsqrt({base})"
-    if exponent == int(exponent) and abs(exponent) <= 4:
+    """`base` to a literal `exponent`, as the reference's `torch.pow` of two tensors
+    computes it: C's `pow`, also at the special values. So `x ** 0` is 1 for a NaN or an
+    infinite x too; the square root (and its reciprocal) of -inf is +inf (+0), of -0 is
+    +0 (+inf); a negative base (-0 included) to an odd integer is negative, to an even
+    one positive, to any other exponent NaN, while -inf to it is +inf (+0 for a negative
+    exponent); and +-1 to an infinite exponent is 1. Small integer exponents multiply (exact signs, one
+    rounding per factor); other exponents go through `exp2(e * log2(|base|))`."""
+    if exponent == 0:
+        return f"(tl.zeros_like({base}) + 1.0)"
+    if exponent in (0.5, -0.5):
+        root = "tl.sqrt" if exponent > 0 else "tl.rsqrt"
+        at_minus_inf = 'float("inf")' if exponent > 0 else "0.0"
+        # `+ 0.0` turns -0 into +0: pow(-0, 0.5) is +0 where sqrt(-0) is -0
+        return f'tl.where({base} == float("-inf"), {at_minus_inf}, {root}({base} + 0.0))'
+    if math.isnan(exponent):
+        return f'tl.where({base} == 1.0, 1.0, float("nan"))'
+    integer = math.isfinite(exponent) and exponent == int(exponent)
+    if integer and abs(exponent) <= 4:
         n = int(exponent)
-        if n == 0:
-            return f"({base} * 0.0 + 1.0)"
         product = " * ".join([base] * abs(n))
         return f"({product})" if n > 0 else f"(1.0 / ({product}))"
-    return f"tl.exp2(tl.log2({base}) * {exponent!r})"
+    literal = repr(exponent) if math.isfinite(exponent) else f'float("{exponent}")'
+    magnitude = f"tl.exp2(tl.log2(tl.abs({base})) * {literal})"
+    if not math.isfinite(exponent):
+        return f"tl.where(tl.abs({base}) == 1.0, 1.0, {magnitude})"
+    if integer and int(exponent) % 2 == 1:  # the base's sign (its sign bit: -0 too)
+        return f"tl.where({base}.to(tl.int32, bitcast=True) < 0, -{magnitude}, {magnitude})"
+    if integer:
+        return magnitude
+    return f'tl.where(({base} < 0.0) & ({base} > float("-inf")), float("nan"), {magnitude})'
+
+
+def _tanh(x: str, square: str) -> str:
+    """tanh of `x` (`square` names x * x), as Cephes' `tanhf` computes it, to about 2 f32
+    ulps everywhere: an odd polynomial below 0.625, `1 - 2 / (exp(2|x|) + 1)` with x's
+    sign above (±1 at ±inf, NaN for NaN, -0 for -0). The form it replaces,
+    `2 sigmoid(2x) - 1`, cancels near 0: its error was about 6e-8 absolute, so tanh(1e-6)
+    came out 7% high and anything below 3e-8 as 0, and `x / tanh(x)` of a small bf16 x
+    was inf where torch gives 1 (found by `lumir.testing.codegen_fuzz`)."""
+    poly = f"((-5.70498872745e-3 * {square} + 2.06390887954e-2) * {square} - 5.37397155531e-2)"
+    poly = f"(({poly} * {square} + 1.33314422036e-1) * {square} - 3.33332819422e-1)"
+    large = f"(1.0 - 2.0 / (tl.exp(2.0 * tl.abs({x})) + 1.0))"
+    return (
+        f"tl.where(tl.abs({x}) < 0.625, {x} * (1.0 + {square} * {poly}), "
+        f"tl.where({x} < 0.0, -{large}, {large}))"
+    )
 
 
 class _Generator:
@@ -402,11 +437,14 @@ class _Generator:
             "hl.relu": "tl.maximum({0}, 0.0, propagate_nan=tl.PropagateNan.ALL)",
             "hl.silu": "{0} * tl.sigmoid({0})",
             "hl.sigmoid": "tl.sigmoid({0})",
-            "hl.tanh": "2.0 * tl.sigmoid(2.0 * {0}) - 1.0",
             "hl.cast": "{0}",
         }
         if name in unary:
             return unary[name].format(x[0])
+        if name == "hl.tanh":
+            square = f"t{len(self.names)}"
+            self.lines.append(f"    {square} = {x[0]} * {x[0]}")
+            return _tanh(x[0], square)
         if name == "hl.sum":
             return f"tl.sum(tl.where(mask, {x[0]}, 0.0), axis=0)"
         if name == "hl.mean":
