@@ -184,6 +184,7 @@ TABLE: dict[object, Row] = {
     aten.abs.default: Row(ew.unary(hl.AbsOp)),
     aten.reciprocal.default: Row(ew.convert_reciprocal),
     aten.bitwise_and.Tensor: Row(ew.binary(hl.BitwiseAndOp)),
+    aten.bitwise_and.Scalar: Row(ew.binary(hl.BitwiseAndOp)),  # `x & 6`, `mask & True`
     aten.floor_divide.default: Row(ew.binary(hl.FloorDivideOp), ew.integer_division),
     aten.div.Tensor_mode: Row(ew.convert_rounded_division, ew.integer_division),
     aten.div.Scalar_mode: Row(ew.convert_rounded_division, ew.integer_division),

@@ -3,7 +3,7 @@ decomposition: torch's counts in uint8, which lumir does not import), `isinf`,
 `aminmax`, `count_nonzero`, `heaviside` and `aten.norm` with a `p` and dims
 (`F.pairwise_distance`; torch's references), integer `fmod` and `round` with
 `decimals` (lumir.frontend.exact_decompositions: torch's references write prims `hl`
-lacks) and
+lacks), `&` of an integer tensor or a mask and a number (`bitwise_and.Scalar`) and
 `^` of two masks (`bitwise_xor` of bools, imported as a logical xor). Each compiles with
 no fallback warning, statically and with `dynamic=True` at two sizes, and gives eager's
 values, dtype and strides."""
@@ -48,6 +48,9 @@ CASES = {
     "count_nonzero-all": lambda x: torch.count_nonzero(_mask(x)),
     "heaviside": lambda x: torch.heaviside(torch.round(x * 2), x + 1),
     "xor-masks": lambda x: _mask(x) ^ (x < 0.5),
+    "and-int-scalar": lambda x: (x * 10).long() & 6,
+    "and-int32-negative-scalar": lambda x: (x * 10).int() & -3,
+    "and-mask-scalar": lambda x: _mask(x) & True,
     "fmod-int": lambda x: torch.fmod((x * 10).long(), 3),
     "fmod-int-negative": lambda x: torch.fmod((x * 10).int(), -4) * 2,
     "fmod-int-tensor": lambda x: torch.fmod((x * 10).long(), (x * 3).long().abs() + 1),
