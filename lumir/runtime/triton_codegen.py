@@ -157,8 +157,9 @@ def _pow(base: str, exponent: float) -> str:
     infinite x too; the square root (and its reciprocal) of -inf is +inf (+0), of -0 is
     +0 (+inf); a negative base (-0 included) to an odd integer is negative, to an even
     one positive, to any other exponent NaN, while -inf to it is +inf (+0 for a negative
-    exponent); and +-1 to an infinite exponent is 1. Small integer exponents multiply (exact signs, one
-    rounding per factor); other exponents go through `exp2(e * log2(|base|))`."""
+    exponent); and +-1 to an infinite exponent is 1. Small integer exponents multiply
+    (exact signs, one rounding per factor); other exponents go through
+    `exp2(e * log2(|base|))`."""
     if exponent == 0:
         return f"(tl.zeros_like({base}) + 1.0)"
     if exponent in (0.5, -0.5):
