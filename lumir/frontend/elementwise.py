@@ -130,6 +130,54 @@ def binary(op_class: type[hl.ElementwiseBinaryOp]) -> Converter:
     return convert
 
 
+_general_pow = binary(hl.PowOp)
+
+
+POW_SPECIAL_FORMS: dict[float, str] = {
+    0.5: "sqrt",
+    -0.5: "rsqrt",
+    -1.0: "1 / x",
+    2.0: "x * x",
+    3.0: "x * x * x",
+    -2.0: "1 / (x * x)",
+}
+"""The exponents for which ATen's pow of a tensor by a number does not call `pow`: its
+CPU and CUDA kernels compute these forms instead, each operation rounded to the result
+dtype (`pow_tensor_scalar_kernel`). They differ from `pow` in last bits (`x * x * x`
+rounds twice; `pow` is not correctly rounded either) and at signed zeros and -inf:
+`sqrt(-0)` is -0 and `sqrt(-inf)` NaN, where `pow(-0, 0.5)` is +0 and `pow(-inf, 0.5)`
++inf."""
+
+_POW_SPECIAL_DTYPES = (torch.float32, torch.bfloat16)
+"""The result dtypes whose eager pow takes the forms above on CPU and CUDA alike. f16
+takes them on CUDA only (ATen's CPU kernel calls `pow` for every exponent there), so an
+f16 pow stays `hl.pow`, which is the CPU's value."""
+
+
+def convert_pow_tensor_scalar(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """aten.pow.Tensor_Scalar: for an exponent of `POW_SPECIAL_FORMS` and an f32 or bf16
+    result, the form ATen computes, op by op in the result dtype (so a compiled `x ** 2`
+    or `x ** -0.5` is eager's value bit for bit); otherwise `hl.pow` (`binary`)."""
+    exponent, result = node.args[1], cx.dtype(node)
+    special = isinstance(exponent, int | float) and not isinstance(exponent, bool)
+    if not special or result not in _POW_SPECIAL_DTYPES or exponent not in POW_SPECIAL_FORMS:
+        return _general_pow(cx, node)
+    (x,) = _operands(cx, node, result, 1)
+    element = element_type(result)
+    if exponent == 0.5:
+        return cx.emit(hl.SqrtOp(x))
+    if exponent == -0.5:
+        return cx.emit(hl.RsqrtOp(x))
+    if exponent == -1:
+        return cx.emit(hl.DivOp(cx.constant(1.0, element), x))
+    square = cx.emit(hl.MulOp(x, x))
+    if exponent == 2:
+        return square
+    if exponent == 3:
+        return cx.emit(hl.MulOp(square, x))
+    return cx.emit(hl.DivOp(cx.constant(1.0, element), square))
+
+
 def scalar_alpha(node: fx.Node) -> str | None:
     """add/sub's `alpha` is imported when it is a number of the operands' kind (ATen
     refuses a float alpha for integers) and the result is not a bool."""

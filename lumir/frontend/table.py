@@ -152,7 +152,7 @@ TABLE: dict[object, Row] = {
     aten.mul.Scalar: Row(ew.binary(hl.MulOp)),
     aten.div.Tensor: Row(ew.binary(hl.DivOp)),
     aten.div.Scalar: Row(ew.binary(hl.DivOp)),
-    aten.pow.Tensor_Scalar: Row(ew.binary(hl.PowOp)),
+    aten.pow.Tensor_Scalar: Row(ew.convert_pow_tensor_scalar),
     aten.pow.Tensor_Tensor: Row(ew.binary(hl.PowOp)),
     aten.pow.Scalar: Row(ew.binary(hl.PowOp)),
     aten.maximum.default: Row(ew.binary(hl.MaximumOp)),
