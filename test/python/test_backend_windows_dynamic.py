@@ -57,6 +57,8 @@ MODULES = {
     ),
     "max-pool": lambda: torch.nn.MaxPool2d(3, 2, 1),
     "avg-pool": lambda: torch.nn.AvgPool2d(3, 2, 1, count_include_pad=False),
+    "avg-pool-ceil": lambda: torch.nn.AvgPool2d(3, 2, ceil_mode=True),
+    "max-pool-indices": lambda: torch.nn.MaxPool2d(3, 2, 1, return_indices=True),
 }
 
 
