@@ -64,6 +64,7 @@ from torch.fx.experimental.proxy_tensor import disable_proxy_modes_tracing
 
 from lumir.frontend.dtypes import opmath_dtype
 from lumir.frontend.exact_decompositions import EXACT_DECOMPOSITIONS
+from lumir.frontend.kernel_decompositions import KERNEL_DECOMPOSITIONS
 from lumir.frontend.transformer_decompositions import transformer_encoder_layer
 from lumir.frontend.window_decompositions import avg_pool, convolution, max_pool_with_indices
 
@@ -422,6 +423,7 @@ OWN_DECOMPOSITIONS: dict[object, Callable[..., object]] = {
     aten._transformer_encoder_layer_fwd.default: transformer_encoder_layer,
     aten.var_mean.correction: _var_mean,
     **EXACT_DECOMPOSITIONS,
+    **KERNEL_DECOMPOSITIONS,
 }
 """Overloads lumir decomposes itself, where torch's decomposition needs an op `hl` lacks."""
 

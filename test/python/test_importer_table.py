@@ -246,19 +246,22 @@ def test_ranges_with_whole_float_bounds_are_imported_and_others_are_not():
 
 
 def test_clamps_and_hard_activations_keep_nan_and_import_whole():
-    """torch's clamp decomposition: `where(isnan(x) | x >= lo, x, lo)`, so NaN stays NaN."""
+    """torch's clamp decomposition: `where(isnan(x) | x >= lo, x, lo)`, so NaN stays NaN;
+    with tensor bounds, `maximum` then `minimum`, which keep NaN as well."""
     x = torch.tensor([[-3.0, -0.5, 0.0, float("nan")], [0.5, 2.0, float("inf"), -float("inf")]])
     for fn in (
         lambda a: a.clamp(-1, 1),
         lambda a: a.clamp(min=0.25),
         lambda a: a.clamp_max(0.5),
-        lambda a: a.clamp(a[0], a[1]),
         lambda a: F.hardswish(a),
         lambda a: F.hardsigmoid(a),
         lambda a: F.relu6(a),
     ):
         imported = _check(fn, x, atol=1e-6)
         assert "hl.compare" in _ops(imported)
+    # tensor bounds are ATen's maximum then minimum (kernel_decompositions), NaN kept too
+    imported = _check(lambda a: a.clamp(a[0], a[1]), x, atol=1e-6)
+    assert {"hl.maximum", "hl.minimum"} <= set(_ops(imported))
     _check(lambda a: a.clamp(0, 2), torch.arange(-3, 4), atol=0)  # integers stay integers
     _check(lambda a: a.clamp(-0.3, 0.7), x.to(torch.bfloat16), atol=0)
     half = (torch.randn(4000, generator=torch.Generator().manual_seed(0)) * 8).bfloat16()
