@@ -154,12 +154,27 @@ takes them on CUDA only (ATen's CPU kernel calls `pow` for every exponent there)
 f16 pow stays `hl.pow`, which is the CPU's value."""
 
 
+_POW_EXACT_FORMS = (0.5, -0.5, -1.0)
+"""The exponents ATen compares with the number as given (`Scalar::equal`) before it
+rounds it: its kernel tests 2, 3 and -2 on the exponent rounded to a bf16 tensor's
+dtype (`pow_tensor_scalar_optimized_kernel`'s `exp_scalar.to<scalar_t>()`), so a bf16
+`x ** 3.0000001` is `x * x * x`, but `x ** 0.50000001` is no `sqrt`."""
+
+
+def _bf16_exponent(exponent: float) -> float:
+    """`exponent` rounded to bf16, as ATen's kernel reads it for a bf16 tensor."""
+    return float(torch.tensor(float(exponent), dtype=torch.float32).to(torch.bfloat16))
+
+
 def convert_pow_tensor_scalar(cx: ImportContext, node: fx.Node) -> SSAValue:
     """aten.pow.Tensor_Scalar: for an exponent of `POW_SPECIAL_FORMS` and an f32 or bf16
     result, the form ATen computes, op by op in the result dtype (so a compiled `x ** 2`
     or `x ** -0.5` is eager's value bit for bit); otherwise `hl.pow` (`binary`)."""
     exponent, result = node.args[1], cx.dtype(node)
     special = isinstance(exponent, int | float) and not isinstance(exponent, bool)
+    if special and result == torch.bfloat16 and exponent not in _POW_EXACT_FORMS:
+        rounded = _bf16_exponent(exponent)  # type: ignore[arg-type]
+        exponent = rounded if rounded not in _POW_EXACT_FORMS else exponent
     if not special or result not in _POW_SPECIAL_DTYPES or exponent not in POW_SPECIAL_FORMS:
         return _general_pow(cx, node)
     (x,) = _operands(cx, node, result, 1)

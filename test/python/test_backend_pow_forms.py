@@ -39,7 +39,10 @@ def _same_bits(actual: torch.Tensor, expected: torch.Tensor) -> torch.Tensor:
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16])
-@pytest.mark.parametrize("exponent", [0.5, -0.5, -1, -1.0, 2, 2.0, 3, -2, 2.5, -3, 0.25])
+@pytest.mark.parametrize(
+    "exponent",
+    [0.5, -0.5, -1, -1.0, 2, 2.0, 3, -2, 2.5, -3, 0.25, 3.0000001, 2.001, -2.0001, 0.50000001],
+)
 def test_power_of_a_number_is_eagers_value(dtype: torch.dtype, exponent: float) -> None:
     torch._dynamo.reset()
     x = _operand(dtype)
