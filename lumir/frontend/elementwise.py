@@ -516,9 +516,14 @@ def convert_safe_softmax(cx: ImportContext, node: fx.Node) -> SSAValue:
 
 
 def convert_full(cx: ImportContext, node: fx.Node) -> SSAValue:
-    """aten.full / full_like / scalar_tensor: a splat constant of the node's shape and dtype."""
+    """aten.full / full_like / scalar_tensor: a splat constant of the node's shape and dtype.
+    A bool fill is the number's truth, as ATen's `Scalar::to<bool>()` reads it (0.5 and -2
+    are True), not its integer part."""
     dtype = cx.dtype(node)
     fill = node.args[1] if node.target != torch.ops.aten.scalar_tensor.default else node.args[0]
     value = cx.scalar(fill)  # a literal, or a size or its float computed in the graph
-    literal = float(value) if dtype.is_floating_point else int(value)
+    if dtype.is_floating_point:
+        literal: int | float = float(value)
+    else:
+        literal = int(bool(value)) if dtype == torch.bool else int(value)
     return cx.constant(literal, element_type(dtype), cx.shape(node))
