@@ -48,7 +48,9 @@ table is asked, at strides unlike eager's, and an out-of-place rrelu (contiguous
 ATen) reaches the table as the functional op an in-place one (in its tensor's layout)
 also becomes: `with_eager_layouts` makes the graph Dynamo hands the backend call them
 with their result laid out as ATen's kernels lay it out. An eval-mode rrelu is a leaky
-ReLU (`_rrelu_with_noise`).
+ReLU (`_rrelu_with_noise`). `softshrink` is also decomposed while tracing, to a value
+unlike ATen's (-0 for +0): `with_eager_layouts` calls lumir's decomposition instead
+(lumir.frontend.kernel_decompositions.softshrink).
 """
 
 from __future__ import annotations
@@ -64,7 +66,7 @@ from torch.fx.experimental.proxy_tensor import disable_proxy_modes_tracing
 
 from lumir.frontend.dtypes import opmath_dtype
 from lumir.frontend.exact_decompositions import EXACT_DECOMPOSITIONS
-from lumir.frontend.kernel_decompositions import KERNEL_DECOMPOSITIONS
+from lumir.frontend.kernel_decompositions import KERNEL_DECOMPOSITIONS, softshrink
 from lumir.frontend.transformer_decompositions import transformer_encoder_layer
 from lumir.frontend.window_decompositions import avg_pool, convolution, max_pool_with_indices
 
@@ -600,6 +602,8 @@ def _eager_layout_calls() -> dict[object, Callable[..., object]]:
         calls[target] = _max_pool1d(target)
     for target in (torch.pow, operator.pow, aten.pow.Scalar):
         calls[target] = _contiguous_power_of_a_number(target)
+    for target in (torch._C._nn.softshrink, aten.softshrink, aten.softshrink.default):
+        calls[target] = softshrink
     calls[functional.rrelu] = _contiguous_rrelu(functional.rrelu, functional=True)
     calls[torch.rrelu] = _contiguous_rrelu(torch.rrelu, functional=False)
     return calls
@@ -610,7 +614,9 @@ def with_eager_layouts(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
     `max_pool1d`s, its out-of-place rrelus and its powers of a number (`2.0 ** x`,
     also as `x.__rpow__(2.0)`) calling `_eager_layout_calls`' versions,
     so that aot_autograd traces their results at eager's strides and every op after
-    them (an output's layout follows its inputs') sees those. torch decomposes the
+    them (an output's layout follows its inputs') sees those, and its softshrinks
+    calling lumir.frontend.kernel_decompositions.softshrink, eager's value (torch's
+    own decomposition while tracing gives -0 where ATen gives +0). torch decomposes the
     first two while tracing through kernels of its own (torch._decomp's `py_impl`s,
     ATen's max_pool1d), not through the table, and an rrelu reaches the table as the
     functional op an in-place one also becomes: the table cannot lay them out. A

@@ -443,28 +443,6 @@ def convert_arg_reduction(op_class: type[hl.ArgReductionOp]) -> Converter:
     return convert
 
 
-EXTREMES: dict[object, tuple[type[hl.ReductionOp], type[hl.ArgReductionOp]]] = {
-    torch.ops.aten.max.dim: (hl.AmaxOp, hl.ArgmaxOp),
-    torch.ops.aten.min.dim: (hl.AminOp, hl.ArgminOp),
-}
-"""max.dim / min.dim -> the ops of their values and of their indices."""
-
-
-def convert_extreme(cx: ImportContext, node: fx.Node) -> None:
-    """max.dim / min.dim: no value of their own; `extreme_piece` makes the values or the
-    indices each `operator.getitem` reads, so an unread half costs nothing."""
-    cx.value(node.args[0])  # the input must be imported
-
-
-def extreme_piece(cx: ImportContext, source: fx.Node, index: int) -> SSAValue:
-    """Output `index` of max.dim / min.dim (x, dim, keepdim): 0 the values (amax / amin,
-    NaN winning as in ATen), 1 their i64 positions (argmax / argmin, the first one)."""
-    dim = int(source.args[1])  # type: ignore[arg-type]
-    keepdim = bool(source.args[2]) if len(source.args) > 2 else False
-    op_class = EXTREMES[source.target][index]
-    return cx.emit(op_class(cx.value(source.args[0]), [dim], keepdim))  # type: ignore[arg-type]
-
-
 def convert_any_all(cx: ImportContext, node: fx.Node) -> SSAValue:
     """aten.any / aten.all (whole tensor, one dim or a dim list): whether any (every)
     element is nonzero, as the maximum (minimum) of `x != 0` taken as 0.0 / 1.0, then

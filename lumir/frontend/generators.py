@@ -149,6 +149,42 @@ def convert_gather(cx: ImportContext, node: fx.Node) -> SSAValue:
     return cx.emit(hl.IndexOp(x, _along(cx, sizes, axis, cx.value(index))))
 
 
+EXTREMES: dict[object, type[hl.ArgReductionOp]] = {
+    torch.ops.aten.max.dim: hl.ArgmaxOp,
+    torch.ops.aten.min.dim: hl.ArgminOp,
+}
+"""max.dim / min.dim -> the op of their indices (their values are read there)."""
+
+
+def convert_extreme(cx: ImportContext, node: fx.Node) -> SSAValue:
+    """max.dim / min.dim (x, dim, keepdim): their indices, the i64 position of the first
+    extreme along `dim` (argmax / argmin, a NaN the extreme, as in ATen); `extreme_piece`
+    makes the values or the indices each `operator.getitem` reads from them."""
+    dim = int(node.args[1])  # type: ignore[arg-type]
+    keepdim = bool(node.args[2]) if len(node.args) > 2 else False
+    return cx.emit(EXTREMES[node.target](cx.value(node.args[0]), [dim], keepdim))
+
+
+def extreme_piece(cx: ImportContext, source: fx.Node, index: int) -> SSAValue:
+    """Output `index` of max.dim / min.dim: 1 the indices, 0 the values, which are the
+    elements at the indices (a gather along `dim`), as ATen's kernel takes them. Not
+    amax / amin: on a tie of -0.0 and +0.0 the value is the first of them, whose sign
+    amax need not keep, and on a row of NaNs it is the first NaN."""
+    indices = cx.value(source)
+    if index == 1:
+        return indices
+    x = cx.value(source.args[0])
+    sizes = list(cx.shape(source.args[0]))  # type: ignore[arg-type]
+    if not sizes:  # a 0-d input is its own maximum (at position 0)
+        return x
+    axis = int(source.args[1]) % len(sizes)  # type: ignore[arg-type]
+    sizes[axis] = 1
+    kept = cx.reshape(indices, TensorType(i64, sizes))
+    values = cx.emit(hl.IndexOp(x, _along(cx, sizes, axis, kept)))
+    element = x.type.get_element_type()  # type: ignore[attr-defined]
+    return cx.reshape(values, TensorType(element, list(cx.shape(source))))
+
+
 def convert_index_select(cx: ImportContext, node: fx.Node) -> SSAValue:
     """aten.index_select(x, dim, index): `hl.index` over x's dimensions up to `dim`, with
     `index` (a [1, ..., 1, n] tensor) along `dim` and every position of each dimension

@@ -11,7 +11,12 @@ special operands (docs/backend.md, next to pow's special forms).
 - `clamp` with number bounds of a half tensor compares with the bounds rounded to the
   half type (the kernel's `min.to<scalar_t>()`), so `clamp(-0.0, min=1e-8)` of an f16
   tensor is -0 (the bound is 0 there). torch's reference compares in f32 with the
-  unrounded bound (+0 then).
+  unrounded bound (+0 then);
+- `softshrink` is, in the CPU kernel's vectorised loop (and in the CUDA kernel), +0
+  where |x| <= lambd, and NaN where x is. torch's reference, `x * 0` there, gives -0
+  for a negative x. torch decomposes it while tracing (a `py_impl` of its Autograd
+  key), before any decomposition table is asked, so `softshrink` here is a call that
+  lumir.frontend.decompositions.with_eager_layouts puts in the graph in its place.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from torch._refs import clamp as _reference_clamp
 from torch._subclasses.fake_tensor import unset_fake_temporarily
 from torch.fx.experimental.proxy_tensor import disable_proxy_modes_tracing
 
-from lumir.frontend.dtypes import HALF_DTYPES
+from lumir.frontend.dtypes import HALF_DTYPES, opmath_dtype
 
 aten = torch.ops.aten
 
@@ -62,6 +67,28 @@ def _clamp_min(x: torch.Tensor, min: object) -> object:
 
 def _clamp_max(x: torch.Tensor, max: object) -> object:
     return _clamp(x, max=max)
+
+
+def softshrink(x: torch.Tensor, lambd: float = 0.5) -> torch.Tensor:
+    """`F.softshrink` as ATen's CPU kernel computes it in its vectorised loop: in f32
+    for a half tensor with the unrounded `lambd`, x - lambd above it, x + lambd below
+    -lambd (so a NaN, for which neither comparison holds, is x + lambd: NaN), else +0.
+    The loop's scalar tail (the last elements of a row shorter than a vector, or of a
+    strided tensor) computes the `x * 0` of torch's reference instead; the CUDA kernel
+    gives +0 as here. The lambd check is torch's (`F.softshrink` raises on a negative
+    one); a tensor that is not floating is left to ATen (which refuses it)."""
+    if not x.dtype.is_floating_point:
+        return torch._C._nn.softshrink(x, lambd)
+    torch._check(
+        0 <= lambd <= torch.finfo(x.dtype).max,
+        lambda: (
+            f"lambda must be in range [0, {torch.finfo(x.dtype).max}] for input dtype "
+            f"{x.dtype}, but found {lambd}"
+        ),
+    )
+    wide = x.to(opmath_dtype(x.dtype))
+    shrunk = torch.where(wide > lambd, wide - lambd, wide + lambd)
+    return torch.where(wide.abs() <= lambd, 0.0, shrunk).to(x.dtype)
 
 
 KERNEL_DECOMPOSITIONS: dict[object, Callable[..., object]] = {

@@ -29,7 +29,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, SSAValue
 
 from lumir.dialects import hl
-from lumir.frontend import elementwise, views
+from lumir.frontend import generators, views
 from lumir.frontend.context import ImportContext, UnsupportedNodeError
 from lumir.frontend.dtypes import element_type
 
@@ -208,13 +208,13 @@ def convert_getitem(cx: ImportContext, node: fx.Node) -> SSAValue | None:
     are statistics nobody reads (the table checks), so they have no value.
     operator.getitem(split node, i): the i-th piece (lumir.frontend.views.split_piece).
     operator.getitem(max.dim / min.dim node, i): its values or indices
-    (lumir.frontend.elementwise.extreme_piece)."""
+    (lumir.frontend.generators.extreme_piece)."""
     source, index = node.args
     assert isinstance(source, fx.Node) and isinstance(index, int)
     if source.target in views.SPLITS:  # a piece nobody reads is not sliced
         return views.split_piece(cx, source, index, node) if node.users else None
-    if source.target in elementwise.EXTREMES:  # nor an unread half of max.dim reduced
-        return elementwise.extreme_piece(cx, source, index) if node.users else None
+    if source.target in generators.EXTREMES:  # nor an unread half of max.dim gathered
+        return generators.extreme_piece(cx, source, index) if node.users else None
     if index != 0:
         if node.users:
             raise UnsupportedNodeError(f"output {index} of {source} is not imported")

@@ -114,7 +114,7 @@ def _no_dropout(node: fx.Node) -> str | None:
 
 def _imported_output(node: fx.Node) -> str | None:
     source = node.args[0]
-    if isinstance(source, fx.Node) and source.target in vw.SPLITS | ew.EXTREMES.keys():
+    if isinstance(source, fx.Node) and source.target in vw.SPLITS | gen.EXTREMES.keys():
         return None
     if isinstance(source, fx.Node) and source.target in st.SDPA_SIGNATURES:
         return None if node.args[1] == 0 or not node.users else "an attention statistic"
@@ -226,7 +226,7 @@ TABLE: dict[object, Row] = {
     aten.mean.dim: Row(ew.reduction(hl.MeanOp)),
     aten.amax.default: Row(ew.reduction(hl.AmaxOp)),
     aten.amin.default: Row(ew.reduction(hl.AminOp)),
-    aten.max.dim: Row(ew.convert_extreme),
+    aten.max.dim: Row(gen.convert_extreme),
     aten.max.default: Row(ew.reduction(hl.AmaxOp)),
     aten.any.default: Row(ew.convert_any_all),
     aten.any.dim: Row(ew.convert_any_all),
@@ -235,7 +235,7 @@ TABLE: dict[object, Row] = {
     aten.all.dim: Row(ew.convert_any_all),
     aten.all.dims: Row(ew.convert_any_all),
     aten.min.default: Row(ew.reduction(hl.AminOp)),
-    aten.min.dim: Row(ew.convert_extreme),
+    aten.min.dim: Row(gen.convert_extreme),
     aten.argmax.default: Row(ew.convert_arg_reduction(hl.ArgmaxOp)),
     aten.argmin.default: Row(ew.convert_arg_reduction(hl.ArgminOp)),
     aten._softmax.default: Row(ew.convert_softmax),
