@@ -28,6 +28,7 @@ from lumir.frontend.dtypes import (
     opmath_dtype,
     scalar_exactly_representable,
 )
+from lumir.frontend.kernel_decompositions import rounded_scalar
 
 Converter = Callable[[ImportContext, fx.Node], SSAValue]
 
@@ -161,11 +162,6 @@ dtype (`pow_tensor_scalar_optimized_kernel`'s `exp_scalar.to<scalar_t>()`), so a
 `x ** 3.0000001` is `x * x * x`, but `x ** 0.50000001` is no `sqrt`."""
 
 
-def _bf16_exponent(exponent: float) -> float:
-    """`exponent` rounded to bf16, as ATen's kernel reads it for a bf16 tensor."""
-    return float(torch.tensor(float(exponent), dtype=torch.float32).to(torch.bfloat16))
-
-
 def convert_pow_tensor_scalar(cx: ImportContext, node: fx.Node) -> SSAValue:
     """aten.pow.Tensor_Scalar: for an exponent of `POW_SPECIAL_FORMS` and an f32 or bf16
     result, the form ATen computes, op by op in the result dtype (so a compiled `x ** 2`
@@ -173,7 +169,7 @@ def convert_pow_tensor_scalar(cx: ImportContext, node: fx.Node) -> SSAValue:
     exponent, result = node.args[1], cx.dtype(node)
     special = isinstance(exponent, int | float) and not isinstance(exponent, bool)
     if special and result == torch.bfloat16 and exponent not in _POW_EXACT_FORMS:
-        rounded = _bf16_exponent(exponent)  # type: ignore[arg-type]
+        rounded = rounded_scalar(float(exponent), torch.bfloat16)  # type: ignore[arg-type]
         exponent = rounded if rounded not in _POW_EXACT_FORMS else exponent
     if not special or result not in _POW_SPECIAL_DTYPES or exponent not in POW_SPECIAL_FORMS:
         return _general_pow(cx, node)

@@ -11,35 +11,12 @@ reference compared in f32 and gave the bound (+0).
 
 from __future__ import annotations
 
-import warnings
-
 import pytest
 import torch
 
-from lumir.backend import LumirFallbackWarning
+from lumir.testing.bits import assert_eagers_bits as _check
 
 VALUES = [0.0, -0.0, float("inf"), float("-inf"), float("nan"), 1.0, -1.0, 1e-40, 2.5, -3.0]
-
-
-def _differing(actual: torch.Tensor, expected: torch.Tensor) -> torch.Tensor:
-    """Elements that differ: in value, in the sign of a zero, or NaN on one side only."""
-    both_nan = actual.isnan() & expected.isnan()
-    differs = (actual != expected) | (torch.signbit(actual) != torch.signbit(expected))
-    return differs & ~both_nan
-
-
-def _check(fn, *args: torch.Tensor) -> None:
-    torch._dynamo.reset()
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", LumirFallbackWarning)
-        compiled = torch.compile(fn, backend="lumir")(*args)
-    expected = fn(*args)
-    assert compiled.dtype == expected.dtype
-    differing = _differing(compiled, expected)
-    assert not differing.any(), (
-        f"{int(differing.sum())} elements differ: {compiled[differing][:4].tolist()} "
-        f"against eager's {expected[differing][:4].tolist()}"
-    )
 
 
 DTYPES = [torch.float32, torch.bfloat16, torch.float16]
