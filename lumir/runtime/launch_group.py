@@ -4,7 +4,7 @@ The members (made by `group-launches`, checked by `launch_group_problems`) each 
 `hl.index_copy` in place or an integer `hl.add`: a copy or an exact sum, so the grouped
 kernel (`lumir.runtime.launch_group_kernel`) writes the very bytes that each member's
 own torch launch would. On the CPU the executor runs the members one by one instead
-(`lumir.runtime.program`), which is the ungrouped program exactly.
+(`lumir.runtime.loader`), which is the ungrouped program exactly.
 
 `grouped_launch` checks what the kernel assumes about the tensors (the verifier
 guarantees it for IR; a caller handing tensors directly gets a `LaunchGroupError`).

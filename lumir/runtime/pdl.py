@@ -36,7 +36,7 @@ class PdlMode:
     `dependent`: launched with the attribute; its programs wait for the previous kernel
     before touching memory. `prefetch_weight`: a GEMV reads its first block of A before
     that wait, legal only for an A that no kernel writes. The loader
-    (`lumir.runtime.program`) does not use it: on the H200 it saved 0.04-0.1 µs on the
+    (`lumir.runtime.loader`) does not use it: on the H200 it saved 0.04-0.1 µs on the
     small projections of a decode layer and cost 2.2 µs on gate+up
     (`bench/gemv_sweep.py --pdl`), so it stays a measured alternative.
     """

@@ -41,7 +41,7 @@ from lumir.operand_layout import matrix_layout
 from lumir.parsing import parse_module_text
 from lumir.runtime.buffers import data_type_dtype, shaped_type_parts
 from lumir.runtime.layouts import element_offsets
-from lumir.runtime.program import MatmulPlan
+from lumir.runtime.plans import MatmulPlan
 from lumir.runtime.reference_gemm import ReferenceGemmPlan
 from lumir.testing.interpreter_child import run_check
 from lumir.testing.programs import compile_text

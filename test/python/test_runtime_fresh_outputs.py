@@ -24,7 +24,7 @@ from lumir.parsing import parse_module_text
 from lumir.runtime import fresh_outputs, load
 from lumir.runtime.cuda_cublaslt import cublaslt_available
 from lumir.runtime.fresh_outputs import find_fresh_outputs
-from lumir.runtime.program import TailLaunch
+from lumir.runtime.plans import TailLaunch
 from lumir.testing.programs import compile_text, seeded_inputs
 
 needs_gpu = pytest.mark.skipif(

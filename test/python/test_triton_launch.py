@@ -177,9 +177,9 @@ def test_a_decode_step_compiles_its_triton_kernels_ahead(monkeypatch) -> None:
     from test_backend_llama import greedy
 
     import lumir.backend  # noqa: F401  (registers "lumir" where lumir is not pip-installed)
-    import lumir.runtime.program as program
+    import lumir.runtime.loader as loader
 
-    real = program.compile_ahead
+    real = loader.compile_ahead
     batches: list[list[str]] = []
 
     def spy(warm_ups):
@@ -187,7 +187,7 @@ def test_a_decode_step_compiles_its_triton_kernels_ahead(monkeypatch) -> None:
         batches.append([getattr(w, "__qualname__", type(w).__name__) for w in warm_ups])
         return real(warm_ups)
 
-    monkeypatch.setattr(program, "compile_ahead", spy)
+    monkeypatch.setattr(loader, "compile_ahead", spy)
     # Which kernels compile_ahead prepared, and which kernels built their launcher or
     # loaded their module on this thread (at a first launch) instead.
     from triton.compiler.compiler import CompiledKernel
