@@ -377,20 +377,22 @@ def _is_integer(dtype: object) -> bool:
     return isinstance(dtype, torch.dtype) and not dtype.is_floating_point and not dtype.is_complex
 
 
-def convert_bool_or(cx: ImportContext, node: fx.Node) -> SSAValue:
-    """aten.bitwise_or of two bools: `where(a, true, b)`."""
-    a, b = (cx.cast(cx.value(arg), i1) for arg in node.args[:2])  # type: ignore[arg-type]
-    true = cx.constant(1, i1)
-    return cx.emit(hl.WhereOp(operands=[a, true, b], result_types=[cx.tensor_type(node)]))
+def _truth(cx: ImportContext, arg: object) -> SSAValue:
+    """An operand of a logical op as an i1 value: a tensor cast to bool (nonzero is
+    true, NaN included, as in ATen), a Python bool (`mask ^ True`) a 0-d constant."""
+    if isinstance(arg, fx.Node):
+        return cx.cast(cx.value(arg), i1)
+    return cx.constant(int(bool(arg)), i1)
 
 
 def logical(kind: str) -> Converter:
-    """aten.logical_and / logical_or / logical_xor: both operands as bools (nonzero is
-    true, NaN included, as in ATen), then `where(a, b, false)`, `where(a, true, b)` or
-    `a != b`; the result is a bool."""
+    """aten.logical_and / logical_or / logical_xor, and bitwise_or / bitwise_xor of bools
+    (with a bool number too, either side: `mask | False`, `True ^ mask`): both operands
+    as bools (`_truth`), then `where(a, b, false)`, `where(a, true, b)` or `a != b`; the
+    result is a bool."""
 
     def convert(cx: ImportContext, node: fx.Node) -> SSAValue:
-        a, b = (cx.cast(cx.value(arg), i1) for arg in node.args[:2])  # type: ignore[arg-type]
+        a, b = (_truth(cx, arg) for arg in node.args[:2])
         if kind == "xor":
             return emit_compare(cx, "ne", a, b, cx.shape(node))
         operands = [a, b, cx.constant(0, i1)] if kind == "and" else [a, cx.constant(1, i1), b]

@@ -78,11 +78,15 @@ def _dtype_only_copy(node: fx.Node) -> str | None:
 
 
 def _of_bool(node: fx.Node) -> str | None:
-    """Bitwise ops are imported on bools (masks), where they are logical ones."""
+    """Bitwise ops are imported on bools (masks), where they are logical ones: every
+    operand a bool tensor or a Python bool (`mask ^ True`; an int number makes an
+    integer result, `mask | 1` is int64, which `hl` has no bitwise or / xor for)."""
     for arg in node.args:
         value = arg.meta.get("val") if isinstance(arg, fx.Node) else arg
+        if isinstance(value, bool):
+            continue
         if not isinstance(value, torch.Tensor) or value.dtype != torch.bool:
-            return f"{node.target} of an operand that is not a bool tensor"
+            return f"{node.target} of an operand that is not a bool tensor or a bool"
     return None
 
 
@@ -185,6 +189,7 @@ TABLE: dict[object, Row] = {
     aten.reciprocal.default: Row(ew.convert_reciprocal),
     aten.bitwise_and.Tensor: Row(ew.binary(hl.BitwiseAndOp)),
     aten.bitwise_and.Scalar: Row(ew.binary(hl.BitwiseAndOp)),  # `x & 6`, `mask & True`
+    aten.bitwise_and.Scalar_Tensor: Row(ew.binary(hl.BitwiseAndOp)),  # `True & mask`
     aten.floor_divide.default: Row(ew.binary(hl.FloorDivideOp), ew.integer_division),
     aten.div.Tensor_mode: Row(ew.convert_rounded_division, ew.integer_division),
     aten.div.Scalar_mode: Row(ew.convert_rounded_division, ew.integer_division),
@@ -212,12 +217,16 @@ TABLE: dict[object, Row] = {
     aten.where.self: Row(ew.convert_where),
     aten.logical_not.default: Row(ew.convert_logical_not),
     aten.bitwise_not.default: Row(ew.convert_logical_not, _of_bool),
-    aten.bitwise_or.Tensor: Row(ew.convert_bool_or, _of_bool),
+    aten.bitwise_or.Tensor: Row(ew.logical("or"), _of_bool),
+    aten.bitwise_or.Scalar: Row(ew.logical("or"), _of_bool),  # `mask | False`
+    aten.bitwise_or.Scalar_Tensor: Row(ew.logical("or"), _of_bool),  # `True | mask`
     aten.logical_and.default: Row(ew.logical("and"), _tensor_operands),
     aten.logical_or.default: Row(ew.logical("or"), _tensor_operands),
     aten.logical_xor.default: Row(ew.logical("xor"), _tensor_operands),
     # `mask_a ^ mask_b`: of bools, xor is the logical one
     aten.bitwise_xor.Tensor: Row(ew.logical("xor"), _of_bool),
+    aten.bitwise_xor.Scalar: Row(ew.logical("xor"), _of_bool),  # `mask ^ True`
+    aten.bitwise_xor.Scalar_Tensor: Row(ew.logical("xor"), _of_bool),  # `True ^ mask`
     aten.isnan.default: Row(ew.convert_isnan),
     aten.isposinf.default: Row(ew.signed_infinity(1.0), ew.floating_input),
     aten.isneginf.default: Row(ew.signed_infinity(-1.0), ew.floating_input),

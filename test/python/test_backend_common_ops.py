@@ -3,8 +3,10 @@ decomposition: torch's counts in uint8, which lumir does not import), `isinf`,
 `aminmax`, `count_nonzero`, `heaviside` and `aten.norm` with a `p` and dims
 (`F.pairwise_distance`; torch's references), integer `fmod` and `round` with
 `decimals` (lumir.frontend.exact_decompositions: torch's references write prims `hl`
-lacks), `&` of an integer tensor or a mask and a number (`bitwise_and.Scalar`) and
-`^` of two masks (`bitwise_xor` of bools, imported as a logical xor). Each compiles with
+lacks), `&` of an integer tensor or a mask and a number (`bitwise_and.Scalar`),
+`^` of two masks (`bitwise_xor` of bools, imported as a logical xor) and `^`, `|` and
+`&` of a mask and a bool on either side (`bitwise_xor.Scalar`, `bitwise_or.Scalar_Tensor`,
+...). Each compiles with
 no fallback warning, statically and with `dynamic=True` at two sizes, and gives eager's
 values, dtype and strides."""
 
@@ -51,6 +53,14 @@ CASES = {
     "and-int-scalar": lambda x: (x * 10).long() & 6,
     "and-int32-negative-scalar": lambda x: (x * 10).int() & -3,
     "and-mask-scalar": lambda x: _mask(x) & True,
+    "xor-mask-true": lambda x: _mask(x) ^ True,
+    "xor-mask-false": lambda x: (_mask(x) ^ False) & (x < 1),
+    "or-mask-false": lambda x: _mask(x) | False,
+    "or-mask-true": lambda x: torch.where(_mask(x) | True, x, 0),
+    "xor-true-first": lambda x: torch.bitwise_xor(True, _mask(x)),
+    "or-false-first": lambda x: torch.bitwise_or(False, _mask(x)) ^ (x < 0),
+    "and-true-first": lambda x: torch.bitwise_and(True, _mask(x)),
+    "and-int-scalar-first": lambda x: torch.bitwise_and(6, (x * 10).long()),
     "fmod-int": lambda x: torch.fmod((x * 10).long(), 3),
     "fmod-int-negative": lambda x: torch.fmod((x * 10).int(), -4) * 2,
     "fmod-int-tensor": lambda x: torch.fmod((x * 10).long(), (x * 3).long().abs() + 1),

@@ -697,6 +697,9 @@ def test_logical_not_and_bitwise_not_of_a_mask():
     gm = _trace(lambda a: ~a, torch.tensor([1, 2], dtype=torch.int32))
     (invert,) = (n for n in gm.graph.nodes if n.target == torch.ops.aten.bitwise_not.default)
     assert "not a bool tensor" in unsupported_reason(invert)
+    gm = _trace(lambda a: (a > 0) | 1, torch.tensor([1.0, -2.0]))  # an int64 result
+    (integer_or,) = (n for n in gm.graph.nodes if n.target == torch.ops.aten.bitwise_or.Scalar)
+    assert "not a bool tensor or a bool" in unsupported_reason(integer_or)
     _check(lambda a: (a > 1) | (a < -1), torch.randn(8), atol=0)
     _check(lambda a: torch.isnan(a), x, atol=0)
 
