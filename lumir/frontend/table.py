@@ -91,9 +91,15 @@ def _of_bool(node: fx.Node) -> str | None:
 
 
 def _number_fill(node: fx.Node) -> str | None:
-    """fill.Scalar with a Python number (a size or scalar node stays in eager)."""
+    """fill.Scalar with a number: a Python one, or, under dynamic shapes, a size or a
+    float computed from sizes (`x.fill_(x.shape[1])`), which `_numbers_from_sizes` has
+    found lumir evaluates from each specialisation's sizes, as `full`'s fill is."""
     value = node.args[1]
-    return None if isinstance(value, int | float) else f"a fill value {value} that is not a number"
+    if isinstance(value, fx.Node):
+        value = value.meta.get("val")
+    if isinstance(value, int | float | torch.SymInt | torch.SymFloat):
+        return None
+    return f"a fill value {node.args[1]} that is not a number"
 
 
 def _tensor_operands(node: fx.Node) -> str | None:

@@ -168,6 +168,11 @@ SIZE_INTEGERS = {
     "a fill of a floor": lambda x: (
         torch.full((x.shape[0],), math.floor(x.shape[1] ** 0.5) * 0.5) + x[:, 0]
     ),
+    "an in-place fill of a length": lambda x: x.clone().fill_(x.shape[1]) * 2,
+    "an in-place fill of size arithmetic": lambda x: x.clone().fill_(x.shape[1] * 3 - 7) + x,
+    "an in-place fill of a float of a length": lambda x: x.clone().fill_(x.shape[1] * 0.5) - x,
+    "an in-place integer fill of a length": lambda x: (x > 0).long().fill_(x.shape[1]) + 1,
+    "an in-place bool fill of a length's truth": lambda x: (x > 0).fill_(x.shape[1] - 4) | (x < -1),
 }
 
 
@@ -179,7 +184,8 @@ def test_an_integer_of_sizes_is_evaluated_not_run_in_eager(name):
     `round`: torch's FloorToInt, CeilToInt, TruncToInt, RoundToInt) are evaluated from
     the bindings as Python evaluates them, so the view, slice or fill that reads them
     stays in the partition: eager's values at every size (including a square root that
-    is not whole, and `round`'s ties to even), one partition, no warning."""
+    is not whole, and `round`'s ties to even), one partition, no warning. So are the
+    sizes an in-place `fill_` reads (`aten.fill.Scalar`), a bool's being their truth."""
     function = SIZE_INTEGERS[name]
     shapes = [(3, n, n) if "squared" in name else (3, n) for n in (3, 4, 5, 7, 9)]
     for got, want in _compiled_and_eager(function, shapes, torch.float32):
