@@ -9,11 +9,12 @@ become `full`, `stack` and `repeat` become the views and `cat` they are made of,
 `clamp` and the hard activations become `where` over comparisons that keep a NaN
 (`isnan`), softplus, ELU (SELU is one) and mish become `log1p`/`expm1` under a
 `where`, `log_softmax`, `logsumexp` and vector norms become reductions, whole-tensor
-`sum`/`mean` reduce over every dimension, `tril`/`triu` become a `where` over two
-ranges, `nan_to_num` a `where` over `isnan`/`isposinf`/`isneginf`, `rot90` a flip and a
-transpose, and the losses (`nll_loss`, so `cross_entropy`; MSE, smooth L1, Huber, binary
-cross-entropy with or without logits, `logsigmoid`) the gathers, reductions and
-elementwise ops they are made of; weight norm, GLU, pixel (un)shuffle, adaptive
+`sum`/`mean` reduce over every dimension (`tril`/`triu` are imported, not decomposed:
+lumir.frontend.generators.triangle), `nan_to_num` a `where` over
+`isnan`/`isposinf`/`isneginf`, `rot90` a flip and a transpose, and the losses
+(`nll_loss`, so `cross_entropy`; MSE, smooth L1, Huber, binary cross-entropy with or
+without logits, `logsigmoid`) the gathers, reductions and elementwise ops they are
+made of; weight norm, GLU, pixel (un)shuffle, adaptive
 average pooling, nearest and (bi/tri)linear upsampling, reflection and replication
 padding, `im2col` (`F.unfold`) and `Tensor.unfold` become gathers (`index` with whole
 leading dimensions, `as_strided`) and arithmetic. `diagonal` an `as_strided`,
@@ -120,8 +121,6 @@ DECOMPOSED: tuple[object, ...] = (
     aten.linalg_vector_norm.default,
     aten.sum.default,
     aten.mean.default,
-    aten.tril.default,
-    aten.triu.default,
     aten.nan_to_num.default,
     aten.rot90.default,
     aten.nll_loss_forward.default,

@@ -9,7 +9,7 @@ each specialisation.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import torch
 from torch import fx
@@ -121,6 +121,35 @@ def _along(cx: ImportContext, sizes: Sequence[int], axis: int, index: SSAValue) 
         index if d == axis else _positions(cx, sizes, d, (0, size, 1))
         for d, size in enumerate(sizes)
     ]
+
+
+def triangle(upper: bool) -> Callable[[ImportContext, fx.Node], SSAValue]:
+    """aten.triu (`upper`) / aten.tril (x, diagonal=0): `where(keep, x, 0)` over the
+    last two dimensions, where position (i, j) is kept when j >= i + diagonal (triu) or
+    j <= i + diagonal (tril): a comparison of the column positions with the row
+    positions shifted by `diagonal`, two `hl.arange`s. A bool x gets false.
+
+    Imported rather than decomposed: torch's decomposition builds the same mask from an
+    `arange` of the row count, and tracing it records that tensor's metadata, which
+    guards on its size (`is_contiguous`'s `numel() < 2`). Under `mark_dynamic`, rows
+    such as `x[:, -2:4]`'s (min(4, L) - max(L - 2, 0), which Dynamo's own guards bound
+    to L in [4, 6]) get a guard that pins L to one value, and Dynamo raises a
+    ConstraintViolationError where eager and aot_eager run (torch-level fuzzer,
+    program 110 of seed 7). Here the sizes are concrete in each specialisation."""
+
+    def convert(cx: ImportContext, node: fx.Node) -> SSAValue:
+        x = cx.value(node.args[0])
+        rows, columns = cx.shape(node.args[0])[-2:]  # type: ignore[arg-type]
+        given = node.args[1] if len(node.args) > 1 else node.kwargs.get("diagonal", 0)
+        diagonal = cx.integer(given)
+        shifted = _positions(cx, (rows, columns), 0, (diagonal, rows + diagonal, 1))
+        column = _positions(cx, (rows, columns), 1, (0, columns, 1))
+        keep = emit_compare(cx, "ge" if upper else "le", column, shifted, (rows, columns))
+        element = x.type.get_element_type()  # type: ignore[attr-defined]
+        zero = cx.constant(0.0 if cx.dtype(node).is_floating_point else 0, element)
+        return cx.emit(hl.WhereOp(operands=[keep, x, zero], result_types=[cx.tensor_type(node)]))
+
+    return convert
 
 
 def convert_flip(cx: ImportContext, node: fx.Node) -> SSAValue:

@@ -267,6 +267,8 @@ TABLE: dict[object, Row] = {
     aten.gather.default: Row(gen.convert_gather, gen.gather_check),
     aten.index_select.default: Row(gen.convert_index_select, gen.index_select_check),
     aten.flip.default: Row(gen.convert_flip),
+    aten.triu.default: Row(gen.triangle(upper=True)),
+    aten.tril.default: Row(gen.triangle(upper=False)),
     aten.index_copy.default: Row(gen.convert_index_copy, gen.index_copy_check),
     aten.index_put.default: Row(gen.convert_index_put, gen.index_put_check),
     aten.constant_pad_nd.default: Row(gen.convert_pad),
