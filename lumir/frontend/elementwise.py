@@ -105,13 +105,15 @@ def binary(op_class: type[hl.ElementwiseBinaryOp]) -> Converter:
     """add/sub/mul/div/pow/maximum: promote, compute, round to the result dtype.
 
     add and sub take `alpha`: `a + alpha * b`, which ATen computes in f32 for a half
-    result and rounds once, so a scaled half add does the same here. pow is the one op
-    whose scalar ATen reads in the tensor's own dtype, on CPU and CUDA alike
-    (`exp_scalar.to<scalar_t>()`): a bf16 `x ** 0.1` raises to 0.10009765625, so the
-    scalar is rounded to the result dtype first rather than read exactly."""
+    result and rounds once, so a scaled half add does the same here. pow and fmod read
+    their scalar in the tensor's own dtype, on CPU and CUDA alike (pow's
+    `exp_scalar.to<scalar_t>()`; fmod's kernel takes both operands as `scalar_t`, the
+    number a 0-d tensor cast to the common dtype): a bf16 `x ** 0.1` raises to
+    0.10009765625 and `torch.fmod(x, 0.7)` divides by 0.69921875, so the scalar is
+    rounded to the result dtype first rather than read exactly."""
 
     reads_scalars_exactly = op_class in (hl.MulOp, hl.DivOp)
-    rounds_scalars = op_class is hl.PowOp
+    rounds_scalars = op_class in (hl.PowOp, hl.FmodOp)
 
     def convert(cx: ImportContext, node: fx.Node) -> SSAValue:
         result = cx.dtype(node)
@@ -321,6 +323,16 @@ def floating_input(node: fx.Node) -> str | None:
     value = node.args[0].meta.get("val") if isinstance(node.args[0], fx.Node) else None
     if not isinstance(value, torch.Tensor) or not value.dtype.is_floating_point:
         return f"{node.target} of an operand that is not a floating tensor"
+    return None
+
+
+def floating_result(node: fx.Node) -> str | None:
+    """The result is a floating tensor (`hl.fmod` has no integer form: an integer fmod
+    is lumir.frontend.exact_decompositions' truncating division, before the table)."""
+    value = node.meta.get("val")
+    if not isinstance(value, torch.Tensor) or not value.dtype.is_floating_point:
+        kind = value.dtype if isinstance(value, torch.Tensor) else type(value).__name__
+        return f"{node.target} with a result of {kind} (floating point only)"
     return None
 
 

@@ -3,9 +3,10 @@ prim that lumir does not import, each giving eager's result bit for bit.
 
 - `eye`: torch's reference counts in the smallest integer type that holds literal sizes
   (uint8 below 256), which lumir does not import;
-- `fmod` of integers: torch's reference is `prims.fmod`, which `hl` has no op for; the
-  remainder of a division rounded toward zero is exact for integers (a float `fmod`
-  is not: `a - trunc(a / b) * b` rounds, so it stays in eager);
+- `fmod` of integers: torch's reference is `prims.fmod`, which the table does not
+  import; the remainder of a division rounded toward zero is exact for integers (a
+  float `fmod` is not: `a - trunc(a / b) * b` rounds; the table imports it as
+  `hl.fmod`, whose type takes floats only, an integer fmod by zero raising in torch);
 - `round` with `decimals`: torch's reference writes `prims.mul` and `prims.round`.
 """
 

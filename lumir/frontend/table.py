@@ -201,6 +201,8 @@ TABLE: dict[object, Row] = {
     aten.div.Scalar_mode: Row(ew.convert_rounded_division, ew.integer_division),
     aten.remainder.Tensor: Row(ew.binary(hl.RemainderOp), ew.integer_division),
     aten.remainder.Scalar: Row(ew.binary(hl.RemainderOp), ew.integer_division),
+    aten.fmod.Tensor: Row(ew.binary(hl.FmodOp), ew.floating_result),
+    aten.fmod.Scalar: Row(ew.binary(hl.FmodOp), ew.floating_result),
     aten.gelu.default: Row(ew.convert_gelu),
     aten._to_copy.default: Row(ew.convert_to_copy, _dtype_only_copy),
     aten.alias.default: Row(ew.identity),

@@ -33,6 +33,7 @@ from lumir.dialects.hl.infer import (
     cast_type,
     compare_type,
     elementwise_type,
+    fmod_type,
     integer_division_type,
     static_shape,
     where_type,
@@ -54,6 +55,7 @@ NO_CPU_KERNEL: dict[str, frozenset[str]] = {
         ["hl.sign", "hl.atan", "hl.tan", "hl.cos", "hl.sin", "hl.sigmoid", "hl.tanh"], _F8
     ),
     "hl.abs": _I1,
+    "hl.fmod": _F8,  # integers and i1 are refused by its type (floating-point only)
     "hl.silu": _F8 | _I1 | _INTEGERS,
     "hl.gelu": _F8 | _I1 | _INTEGERS,
     "hl.compare": _F8,  # the ordering predicates only: eq and ne run on f8
@@ -82,7 +84,12 @@ def no_cpu_kernel_problem(op_name: str, element: Attribute, refused: frozenset[s
 
 
 class ElementwiseBinaryOp(SameElementBinaryOp, abc.ABC):
-    """lhs op rhs with ATen broadcasting; operands and result share an element type."""
+    """lhs op rhs with ATen broadcasting; operands and result share an element type.
+
+    `result_rule` is the op's type inference (`infer.elementwise_type`; an op defined
+    on some element types only names its own, as `hl.bitwise_and` does)."""
+
+    result_rule = staticmethod(elementwise_type)
 
     def element_type_problem(self) -> str | None:
         element = tensor_type(self.lhs).element_type
@@ -90,11 +97,11 @@ class ElementwiseBinaryOp(SameElementBinaryOp, abc.ABC):
 
     def __init__(self, lhs: SSAValue, rhs: SSAValue, result_type: Attribute | None = None):
         if result_type is None:
-            result_type = elementwise_type(tensor_type(lhs), tensor_type(rhs))
+            result_type = self.result_rule(tensor_type(lhs), tensor_type(rhs))
         super().__init__(operands=[lhs, rhs], result_types=[result_type])
 
     def infer_result_type(self) -> TensorType:
-        return elementwise_type(tensor_type(self.lhs), tensor_type(self.rhs))
+        return self.result_rule(tensor_type(self.lhs), tensor_type(self.rhs))
 
 
 @irdl_op_definition
@@ -151,26 +158,13 @@ class BitwiseAndOp(ElementwiseBinaryOp):
     """aten.bitwise_and.Tensor, on integer or i1 tensors (a mask's logical and)."""
 
     name = "hl.bitwise_and"
-
-    def __init__(self, lhs: SSAValue, rhs: SSAValue, result_type: Attribute | None = None):
-        if result_type is None:
-            result_type = bitwise_type(tensor_type(lhs), tensor_type(rhs))
-        super().__init__(lhs, rhs, result_type)
-
-    def infer_result_type(self) -> TensorType:
-        return bitwise_type(tensor_type(self.lhs), tensor_type(self.rhs))
+    result_rule = staticmethod(bitwise_type)
 
 
 class IntegerDivisionOp(ElementwiseBinaryOp, abc.ABC):
     """An integer division with Python's (and ATen's) rounding toward negative infinity."""
 
-    def __init__(self, lhs: SSAValue, rhs: SSAValue, result_type: Attribute | None = None):
-        if result_type is None:
-            result_type = integer_division_type(tensor_type(lhs), tensor_type(rhs))
-        super().__init__(lhs, rhs, result_type)
-
-    def infer_result_type(self) -> TensorType:
-        return integer_division_type(tensor_type(self.lhs), tensor_type(self.rhs))
+    result_rule = staticmethod(integer_division_type)
 
 
 @irdl_op_definition
@@ -186,6 +180,17 @@ class RemainderOp(IntegerDivisionOp):
     sign (Python's `%`)."""
 
     name = "hl.remainder"
+
+
+@irdl_op_definition
+class FmodOp(ElementwiseBinaryOp):
+    """aten.fmod on floating-point tensors: lhs - trunc(lhs / rhs) * rhs computed
+    exactly (C's `fmod`), which has lhs's sign: NaN for a zero rhs or an infinite lhs,
+    lhs itself for an infinite rhs. The exact result is representable, so every
+    correct kernel (ATen's on each device) gives the same bits."""
+
+    name = "hl.fmod"
+    result_rule = staticmethod(fmod_type)
 
 
 class ElementwiseUnaryOp(SingleInputOp, abc.ABC):

@@ -369,6 +369,14 @@ def integer_division_type(lhs: TensorType, rhs: TensorType) -> TensorType:
     return elementwise_type(lhs, rhs)
 
 
+def fmod_type(lhs: TensorType, rhs: TensorType) -> TensorType:
+    """`hl.fmod`: as `elementwise_type`, on floating-point tensors only (an integer
+    fmod by zero raises in torch's kernel; the importer writes integer ones exactly
+    with a truncating division instead)."""
+    require_floating_point(lhs)
+    return elementwise_type(lhs, rhs)
+
+
 def arange_type(start: int, end: int, step: int, element: Attribute) -> TensorType:
     """`hl.arange`: the 1-D [start, end) by `step`, ceil((end - start) / step) long."""
     if step == 0:
