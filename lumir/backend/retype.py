@@ -80,7 +80,7 @@ _SHAPE_PRESERVING = (
     hl.AtanOp,
     hl.TanOp,
     hl.AbsOp,
-    hl.CumsumOp,
+    hl.CumulativeOp,
     hl.IndexCopyOp,
 )
 """hl ops whose result has their (first) operand's shape."""

@@ -45,10 +45,16 @@ def arange_check(node: fx.Node) -> str | None:
     return None
 
 
-def convert_cumsum(cx: ImportContext, node: fx.Node) -> SSAValue:
-    """aten.cumsum(x, dim, dtype=None): the input in the result dtype, then the sum."""
-    x = cx.cast(cx.value(node.args[0]), element_type(cx.dtype(node)))
-    return cx.emit(hl.CumsumOp(x, cx.integer(node.args[1])))
+def cumulative(op_class: type[hl.CumulativeOp]) -> Callable[[ImportContext, fx.Node], SSAValue]:
+    """aten.cumsum / aten.cumprod(x, dim, dtype=None): the input in the result dtype
+    (int64 for an integer or bool input, as ATen promotes it), then the running sum or
+    product, which the executors compute with torch's kernel, eager's bits."""
+
+    def convert(cx: ImportContext, node: fx.Node) -> SSAValue:
+        x = cx.cast(cx.value(node.args[0]), element_type(cx.dtype(node)))
+        return cx.emit(op_class(x, cx.integer(node.args[1])))
+
+    return convert
 
 
 def convert_index(cx: ImportContext, node: fx.Node) -> SSAValue:

@@ -263,7 +263,8 @@ TABLE: dict[object, Row] = {
     aten.arange.start: Row(gen.convert_arange, gen.arange_check),
     aten.arange.start_step: Row(gen.convert_arange, gen.arange_check),
     # running sums, integer-tensor indexing, padding
-    aten.cumsum.default: Row(gen.convert_cumsum),
+    aten.cumsum.default: Row(gen.cumulative(hl.CumsumOp)),
+    aten.cumprod.default: Row(gen.cumulative(hl.CumprodOp)),
     aten.index.Tensor: Row(gen.convert_index, gen.index_check),
     aten._unsafe_index.Tensor: Row(gen.convert_index, gen.index_check),
     aten.gather.default: Row(gen.convert_gather, gen.gather_check),

@@ -311,9 +311,14 @@ def _bind_arange(params: Params, shape: Shape, dtype: torch.dtype) -> Kernel:
     return lambda: torch.arange(start, end, step, dtype=dtype)
 
 
-def _bind_cumsum(params: Params, shape: Shape, dtype: torch.dtype) -> Kernel:
-    dim = _int(params, "dim")
-    return lambda x: torch.cumsum(x, dim)
+def _cumulative(function: Callable[..., torch.Tensor]) -> _Binder:
+    """hl.cumsum / hl.cumprod: torch's running reduction along the op's `dim`."""
+
+    def bind(params: Params, shape: Shape, dtype: torch.dtype) -> Kernel:
+        dim = _int(params, "dim")
+        return lambda x: function(x, dim)
+
+    return bind
 
 
 def _bind_index(params: Params, shape: Shape, dtype: torch.dtype) -> Kernel:
@@ -389,7 +394,8 @@ KERNELS: dict[str, _Binder] = {
     "hl.sin": _no_params(torch.sin),
     "hl.bitwise_and": _no_params(torch.bitwise_and),
     "hl.arange": _bind_arange,
-    "hl.cumsum": _bind_cumsum,
+    "hl.cumsum": _cumulative(torch.cumsum),
+    "hl.cumprod": _cumulative(torch.cumprod),
     "hl.index": _bind_index,
     "hl.index_copy": _bind_index_copy,
     "hl.pad": _bind_pad,
@@ -522,9 +528,14 @@ def _bind_arange_into(params: Params, shape: Shape, dtype: torch.dtype) -> IntoK
     return lambda out: torch.arange(start, end, step, out=out)
 
 
-def _bind_cumsum_into(params: Params, shape: Shape, dtype: torch.dtype) -> IntoKernel:
-    dim = _int(params, "dim")
-    return lambda out, x: torch.cumsum(x, dim, out=out)
+def _cumulative_into(function: Callable[..., torch.Tensor]) -> _IntoBinder:
+    """hl.cumsum / hl.cumprod written into the output buffer."""
+
+    def bind(params: Params, shape: Shape, dtype: torch.dtype) -> IntoKernel:
+        dim = _int(params, "dim")
+        return lambda out, x: function(x, dim, out=out)
+
+    return bind
 
 
 def _bind_index_into(params: Params, shape: Shape, dtype: torch.dtype) -> IntoKernel:
@@ -595,7 +606,8 @@ INTO_KERNELS: dict[str, _IntoBinder] = {
     "hl.sin": _into(torch.sin),
     "hl.bitwise_and": _into(torch.bitwise_and),
     "hl.arange": _bind_arange_into,
-    "hl.cumsum": _bind_cumsum_into,
+    "hl.cumsum": _cumulative_into(torch.cumsum),
+    "hl.cumprod": _cumulative_into(torch.cumprod),
     "hl.index": _bind_index_into,
     "hl.index_copy": _bind_index_copy_into,
     "hl.pad": _copy_into(_bind_pad),

@@ -65,7 +65,15 @@ from lumir.dialects.hl.elementwise import (
     WhereOp,
 )
 from lumir.dialects.hl.fused import FusedOp, YieldOp
-from lumir.dialects.hl.generators import ArangeOp, CumsumOp, IndexCopyOp, IndexOp, PadOp
+from lumir.dialects.hl.generators import (
+    ArangeOp,
+    CumprodOp,
+    CumsumOp,
+    CumulativeOp,
+    IndexCopyOp,
+    IndexOp,
+    PadOp,
+)
 from lumir.dialects.hl.infer import broadcast_shapes, matmul_shape
 from lumir.dialects.hl.products import (
     AddmmOp,
@@ -153,6 +161,7 @@ HL = Dialect(
         FmodOp,
         ArangeOp,
         CumsumOp,
+        CumprodOp,
         IndexCopyOp,
         IndexOp,
         PadOp,
@@ -182,7 +191,9 @@ __all__ = [
     "ComparePredicate",
     "ConstantOp",
     "CosOp",
+    "CumprodOp",
     "CumsumOp",
+    "CumulativeOp",
     "DivOp",
     "ElementwiseBinaryOp",
     "ElementwiseUnaryOp",

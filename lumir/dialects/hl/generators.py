@@ -1,10 +1,10 @@
 """Ops a Llama's rotary embedding and mask construction need: generators and gathers.
 
-`hl.arange` (a 1-D range: no operands, its bounds are properties), `hl.cumsum` along one
-dimension, `hl.index` (aten.index.Tensor with an integer index tensor for each leading
-dimension; a boolean mask index is not imported and runs in eager), `hl.index_copy`
-(aten.index_copy: a KV cache's update, functional: the result is a new tensor) and
-`hl.pad` (aten.constant_pad_nd). Result types come from `infer.arange_type`,
+`hl.arange` (a 1-D range: no operands, its bounds are properties), `hl.cumsum` and
+`hl.cumprod` along one dimension, `hl.index` (aten.index.Tensor with an integer index
+tensor for each leading dimension; a boolean mask index is not imported and runs in
+eager), `hl.index_copy` (aten.index_copy: a KV cache's update, functional: the result
+is a new tensor) and `hl.pad` (aten.constant_pad_nd). Result types come from `infer.arange_type`,
 `infer.cumsum_type`, `infer.index_type`, `infer.index_copy_type` and `infer.pad_type`.
 `hl.arange` bounds and `hl.pad` amounts may depend on the sequence length:
 lumir.backend.retype re-reads them per length.
@@ -12,6 +12,7 @@ lumir.backend.retype re-reads them per length.
 
 from __future__ import annotations
 
+import abc
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import DenseArrayBase, FloatAttr, IntegerAttr, TensorType, f64, i64
@@ -81,11 +82,10 @@ class ArangeOp(IRDLOperation):
             )
 
 
-@irdl_op_definition
-class CumsumOp(SingleInputOp):
-    """aten.cumsum along `dim` (the importer casts the input to the result dtype first)."""
-
-    name = "hl.cumsum"
+class CumulativeOp(SingleInputOp, abc.ABC):
+    """A running reduction along `dim` (the importer casts the input to the result dtype
+    first): the executors run torch's kernel of the same name, which on the CPU
+    accumulates in double for f32 and in f32 for half types, rounding each output."""
 
     dim = prop_def(IntegerAttr)
 
@@ -98,6 +98,21 @@ class CumsumOp(SingleInputOp):
 
     def infer_result_type(self) -> TensorType:
         return cumsum_type(tensor_type(self.input), int_value(self.dim))
+
+
+@irdl_op_definition
+class CumsumOp(CumulativeOp):
+    """aten.cumsum along `dim`."""
+
+    name = "hl.cumsum"
+
+
+@irdl_op_definition
+class CumprodOp(CumulativeOp):
+    """aten.cumprod along `dim`: the running product, each output rounded from the
+    accumulated one (so not the product of the rounded outputs before it)."""
+
+    name = "hl.cumprod"
 
 
 @irdl_op_definition

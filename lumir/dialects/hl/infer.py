@@ -386,7 +386,7 @@ def arange_type(start: int, end: int, step: int, element: Attribute) -> TensorTy
 
 
 def cumsum_type(input: TensorType, dim: int) -> TensorType:
-    """`hl.cumsum` along `dim`: the input's type."""
+    """`hl.cumsum` / `hl.cumprod` along `dim`: the input's type."""
     normalize_dim(dim, len(static_shape(input)))
     return input
 
