@@ -133,8 +133,7 @@ def random_inputs(func: FuncOp, seed: int) -> list[torch.Tensor]:
     """Seeded random values for the function's arguments, on the CPU.
 
     Floats are standard normal (never zeros, which would hide a wrong C or bias);
-    integers that index an `hl.embedding` table lie within it; other integers in
-    [-4, 4]; booleans are fair coins.
+    integers as `_integers` draws them; booleans are fair coins.
     """
     generator = torch.Generator().manual_seed(seed)
     inputs = []
@@ -145,20 +144,46 @@ def random_inputs(func: FuncOp, seed: int) -> list[torch.Tensor]:
         elif dtype == torch.bool:
             values = torch.randint(0, 2, shape, generator=generator).bool()
         else:
-            low, high = _index_range(arg)
-            values = torch.randint(low, high, shape, generator=generator, dtype=torch.int64)
-            values = values.to(dtype)
+            values = _integers(arg, shape, generator).to(dtype)
         inputs.append(values)
     return inputs
 
 
-def _index_range(value: SSAValue) -> tuple[int, int]:
-    for use in value.uses:
-        if isinstance(use.operation, EmbeddingOp) and use.index == 1:
-            table = use.operation.weight.type
-            assert isinstance(table, TensorType)
-            return 0, table.get_shape()[0]
-    return -4, 5
+def _integers(arg: SSAValue, shape: Sequence[int], generator: torch.Generator) -> torch.Tensor:
+    """Integers for an argument: ids within every `hl.embedding` table it indexes (the
+    smallest table's rows, so that each lookup is in range whatever the order of the
+    lookups), other integers in [-4, 4].
+
+    No id indexes a table without rows: an empty argument is made anyway (the program
+    runs), a non-empty one is refused at the lookup, located, as no input can run it
+    (torch's embedding raises `index out of range` for every id)."""
+    tables = [
+        use.operation
+        for use in arg.uses
+        if isinstance(use.operation, EmbeddingOp) and use.index == 1
+    ]
+    if not tables:
+        return torch.randint(-4, 5, shape, generator=generator, dtype=torch.int64)
+    smallest = min(tables, key=_table_rows)
+    if math.prod(shape) == 0:
+        return torch.zeros(shape, dtype=torch.int64)
+    if _table_rows(smallest) == 0:
+        raise LumirDiagnosticError(
+            [
+                op_diagnostic(
+                    smallest,
+                    "the embedding table has no rows, so no id can index it: lumir-run "
+                    "cannot make an input the program runs on",
+                )
+            ]
+        )
+    return torch.randint(0, _table_rows(smallest), shape, generator=generator, dtype=torch.int64)
+
+
+def _table_rows(lookup: EmbeddingOp) -> int:
+    table = lookup.weight.type
+    assert isinstance(table, TensorType)
+    return table.get_shape()[0]
 
 
 FAST_MULTIPLIER_DTYPES: dict[ComputeType, torch.dtype] = {
