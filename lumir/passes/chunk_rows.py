@@ -27,13 +27,14 @@ may for another sequence length). The cost is a launch per extra chunk per chunk
 `max_bytes` are left alone: a decode step or a short prompt is unchanged.
 
 The rows are the outputs' leading dimensions flattened. Chunks are balanced, each at
-most `max_bytes` of temporaries and a multiple of the fewest rows that start every
-chunk on a 256-byte boundary of every buffer it cuts (what cuBLASLt's fastest kernels
-want of a pointer). A matmul moves down to the launch only when no op it crosses
-writes what it reads. New plans are named after the plan they narrow
-(`@plan4_rows512`); a plan no call names any more is removed. Nothing depends on set
-or dict order, so a module always chunks the same way; a second run finds nothing
-left to chunk.
+most `max_bytes` of temporaries and a multiple of the fewest rows that start every chunk
+on a 256-byte boundary of every buffer it cuts (what cuBLASLt's fastest kernels want of
+a pointer), and there are at most `MAX_CHUNKS` of them: past that, chunks hold more than
+`max_bytes` (still a `MAX_CHUNKS`-th of the group's temporaries). A matmul moves down to
+the launch only when no op it crosses writes what it reads. New plans are named after
+the plan they narrow (`@plan4_rows512`); a plan no call names any more is removed.
+Nothing depends on set or dict order, so a module always chunks the same way; a second
+run finds nothing left to chunk.
 
 Run it on lowered IR before the buffer plan (`share-buffers`), as lumir-pipeline does:
 the plan then packs the chunks' short-lived buffers into the bytes of one.
@@ -76,6 +77,14 @@ from lumir.passes.program_order import ProgramOrder
 MAX_BYTES = 8 << 20
 """Temporaries a group may hold at once before it runs in chunks (8 MiB): a Llama-1B
 MLP's up projection at 512 tokens fits, at 1024 it runs in two chunks."""
+
+MAX_CHUNKS = 1024
+"""The most chunks one group runs in. Each chunk is a few ops in the function, so the
+IR grows with the chunk count: 2^32 rows of 64 f32 at `max_bytes=4096` asked for 2^28
+chunks, and lumir-opt built ops until it was killed (mutate fuzzer, mutant 266 of seed
+7); building and printing 4096 chunks took 12 s, 1024 take 3. At the default
+`max_bytes`, 1024 chunks cover 8 GiB of temporaries; a larger group runs in 1024 chunks
+larger than `max_bytes`, a 1024th of its temporaries each."""
 
 
 @dataclass(frozen=True)
@@ -263,12 +272,12 @@ def _quantum(cut: Sequence[SSAValue]) -> int:
 
 def _chunk_size(rows: int, row_bytes: int, max_bytes: int, quantum: int) -> int | None:
     """Balanced chunks of `rows`, each a multiple of `quantum` rows holding at most
-    `max_bytes` of temporaries (`row_bytes` a row); None when no chunk would fit or
-    one would hold every row."""
+    `max_bytes` of temporaries (`row_bytes` a row), or larger ones when that would
+    take over `MAX_CHUNKS`; None when no chunk would fit or one would hold every row."""
     most = (max_bytes // row_bytes) // quantum * quantum
     if most == 0 or most >= rows:
         return None
-    count = -(-rows // most)
+    count = min(-(-rows // most), MAX_CHUNKS)
     balanced = -(-rows // count)
     return -(-balanced // quantum) * quantum
 

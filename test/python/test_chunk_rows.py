@@ -192,3 +192,28 @@ def test_chunks_are_the_same_in_every_process(tmp_path: Path) -> None:
     outputs = lumir_opt_outputs([str(path), "-p", "lumir-pipeline{chunk_bytes=65536}"], ("1", "2"))
     (text,) = outputs
     assert text.count("cublaslt_rt.fused_launch") == 4
+
+
+def _scaled_projection(rows: int) -> str:
+    x, out = f"tensor<{rows}x64xf32>", f"tensor<{rows}x64xbf16>"
+    return (
+        f"func.func @scaled(%x: {x}, %w: tensor<64x64xf32>, %s: tensor<64xf32>) -> {out} {{\n"
+        f"  %gate = hl.matmul %x, %w : ({x}, tensor<64x64xf32>) -> {x}\n"
+        f"  %h = hl.mul %gate, %s : ({x}, tensor<64xf32>) -> {x}\n"
+        f"  %c = hl.cast %h : {x} -> {out}\n"
+        f"  func.return %c : {out}\n}}\n"
+    )
+
+
+@pytest.mark.parametrize("rows", [16400, 2**32 + 1])
+def test_a_group_of_very_many_rows_runs_in_at_most_max_chunks(rows):
+    """A 256-byte f32 row of temporaries under 4096 bytes is 16 rows a chunk: 16400 rows
+    asked for 1025 chunks, 2^32 + 1 rows (mutate fuzzer, mutant 266 of seed 7) for 2^28,
+    and lumir-opt built ops until it was killed. Chunks now grow past `max_bytes` to keep
+    their count at most MAX_CHUNKS, balanced as before."""
+    from lumir.passes.chunk_rows import MAX_CHUNKS
+
+    printed = str(compiled(_scaled_projection(rows), 4096))
+    launches = printed.count("cublaslt_rt.fused_launch")
+    assert 1 < launches <= MAX_CHUNKS
+    assert printed.count("cublaslt_rt.matmul ") == launches
