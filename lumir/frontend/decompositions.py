@@ -31,9 +31,10 @@ torch's goes through the training overload, which mutates the running statistics
 a batch norm in training mode, whose functional overload returns the new running
 statistics, and instance norm, a batch norm without them, are torch's: batch
 statistics from `var_mean`),
-every convolution, transposed ones included, and max and average pooling
+every convolution, transposed ones included, max and average pooling
 (lumir.frontend.window_decompositions: the windows gathered with strided slices, then
-a product or a reduction).
+a product or a reduction) and `col2im` (`F.fold`: its kernel offsets' blocks spread
+and padded into place and added; torch's decomposition accumulates with `index_put`).
 `linear` reaches the graph as `t` + `mm`; `addmm` and `baddbmm` are not decomposed here
 but imported as a product plus an add (lumir.frontend.structured.convert_addmm), so the
 bias, residual and alpha rules see them and half-precision products stay half precision
@@ -69,7 +70,12 @@ from lumir.frontend.dtypes import opmath_dtype
 from lumir.frontend.exact_decompositions import EXACT_DECOMPOSITIONS
 from lumir.frontend.kernel_decompositions import KERNEL_DECOMPOSITIONS, softshrink
 from lumir.frontend.transformer_decompositions import transformer_encoder_layer
-from lumir.frontend.window_decompositions import avg_pool, convolution, max_pool_with_indices
+from lumir.frontend.window_decompositions import (
+    avg_pool,
+    convolution,
+    fold,
+    max_pool_with_indices,
+)
 
 aten = torch.ops.aten
 
@@ -419,6 +425,7 @@ OWN_DECOMPOSITIONS: dict[object, Callable[..., object]] = {
     ),
     aten.avg_pool2d.default: _with_aten_strides(functools.partial(avg_pool, 2)),
     aten.avg_pool3d.default: _with_aten_strides(functools.partial(avg_pool, 3)),
+    aten.col2im.default: fold,
     aten._native_batch_norm_legit_no_training.default: _batch_norm_inference,
     aten.rrelu_with_noise_functional.default: _rrelu_with_noise,
     aten._transformer_encoder_layer_fwd.default: transformer_encoder_layer,

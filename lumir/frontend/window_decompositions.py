@@ -10,7 +10,9 @@ around an eager kernel; the price is the gathered windows, kernel-size times the
 input, which a dedicated convolution kernel never materialises.
 
 A transposed convolution becomes an ordinary one over its input spread apart by the
-stride (zeros between the values) with the kernel flipped.
+stride (zeros between the values) with the kernel flipped. `F.fold` (col2im), the
+adjoint of gathering windows, adds each kernel offset's block spread apart by the
+stride and padded into place (`fold`).
 """
 
 from __future__ import annotations
@@ -423,12 +425,7 @@ def _transposed_convolution(
     rank = weight.dim() - 2
     kernel = list(weight.shape[2:])
     for axis, s in enumerate(stride):
-        if s == 1:
-            continue
-        dim = 2 + axis
-        length = x.shape[dim]
-        spread = torch.stack([x, *[torch.zeros_like(x)] * (s - 1)], dim=dim + 1)
-        x = spread.flatten(dim, dim + 1).narrow(dim, 0, (length - 1) * s + 1)
+        x = _spread(x, 2 + axis, s)
     for axis in range(rank):
         dim = 2 + axis
         edge = dilation[axis] * (kernel[axis] - 1) - padding[axis]
@@ -448,3 +445,63 @@ def _transposed_convolution(
     )
     ones, zeros = [1] * rank, [0] * rank
     return convolution(x, swapped, bias, ones, zeros, list(dilation), False, zeros, groups)
+
+
+def _spread(x: torch.Tensor, dim: int, s: int) -> torch.Tensor:
+    """`x` spread apart along `dim` by the stride `s`: s - 1 zeros between neighbours
+    (each value and its zeros stacked along a new axis, flattened, the trailing zeros
+    cut), so that value i lands at position i * s."""
+    if s == 1:
+        return x
+    length = x.shape[dim]
+    spread = torch.stack([x, *[torch.zeros_like(x)] * (s - 1)], dim=dim + 1)
+    return spread.flatten(dim, dim + 1).narrow(dim, 0, (length - 1) * s + 1)
+
+
+def fold(
+    x: torch.Tensor,
+    output_size: list[int],
+    kernel_size: list[int],
+    dilation: list[int],
+    padding: list[int],
+    stride: list[int],
+) -> torch.Tensor:
+    """aten.col2im (`F.fold`, `nn.Fold`; MobileViT V2 folds its patches back into a
+    map) as the sum of its kernel offsets' blocks: block (i, j) of every column holds
+    the values that offset adds at each window position, so it is spread apart by the
+    stride (`_spread`), padded to land at i * dilation, j * dilation of the padded
+    output, and added; the padding is cut at the end. torch's decomposition sums with
+    an `index_put(accumulate=True)`, which lumir keeps in eager.
+
+    Eager's bits on the CPU: ATen's kernel zeroes the output and adds each column's
+    values in the input's dtype, offsets in row-major order (`data_im += data_col`,
+    Im2Col.h), and so does this (a block's padding adds +0, which changes nothing:
+    a sum that starts at +0 is never -0). ATen's CUDA kernel sums in f32 from the last
+    offset and rounds once, so there a half result can differ in the last bit."""
+    if x.dim() not in (2, 3) or not x.dtype.is_floating_point:
+        return NotImplemented
+    kernel_h, kernel_w = kernel_size
+    if kernel_h * kernel_w > MAX_WINDOW_OFFSETS:
+        return NotImplemented
+    unbatched = x.dim() == 2
+    blocks = x.unsqueeze(0) if unbatched else x
+    counts = output_sizes(
+        list(output_size), list(kernel_size), list(stride), list(padding), list(dilation), False
+    )
+    padded = [size + 2 * p for size, p in zip(output_size, padding, strict=True)]
+    batch, channels = blocks.shape[0], blocks.shape[1] // (kernel_h * kernel_w)
+    blocks = blocks.reshape(batch, channels, kernel_h, kernel_w, *counts)
+    total = blocks.new_zeros([batch, channels, *padded])
+    for i, j in itertools.product(range(kernel_h), range(kernel_w)):
+        placed = blocks[:, :, i, j]
+        pads: list[int] = []
+        for axis, offset in enumerate((i, j)):
+            placed = _spread(placed, 2 + axis, stride[axis])
+            left = offset * dilation[axis]
+            pads = [left, padded[axis] - left - placed.shape[2 + axis], *pads]
+        total = total + torch.constant_pad_nd(placed, pads)
+    if any(padding):
+        total = total[:, :, padding[0] : padding[0] + output_size[0]]
+        total = total[:, :, :, padding[1] : padding[1] + output_size[1]]
+        total = total.clone(memory_format=torch.contiguous_format)
+    return total.squeeze(0) if unbatched else total
