@@ -31,6 +31,7 @@ and a dynamic graph fuses once. The tags are dropped afterwards.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -441,6 +442,17 @@ def _mask_kind(mask: torch.Tensor, queries: int, keys: int) -> str | None:
     return None
 
 
+def _scales_up(op: hl.ScaledDotProductAttentionOp) -> bool:
+    """Whether the attention's scale is a positive finite number (its default,
+    1/sqrt(E), is). torch's causal kernels leave a key out by scaling a -inf score, so
+    a scale of 0 or below, or NaN, makes the left-out scores NaN or +inf: at scale 0 a
+    causal SDPA's rows before the last are NaN where the same mask given as a tensor
+    (added after scaling) averages the keys a row sees (mutate fuzzer, mutant 1231 of
+    seed 7). Only such a scale keeps a mask and `is_causal` the same."""
+    scale = op.scale
+    return scale is None or (math.isfinite(scale.value.data) and scale.value.data > 0)
+
+
 class SpecializeConstantMask(RewritePattern):
     """sdpa(q, k, v, mask) -> sdpa(q, k, v) or sdpa(q, k, v) {is_causal} when the mask
     is computed from constants alone and lets everything through, or is exactly causal.
@@ -467,7 +479,7 @@ class SpecializeConstantMask(RewritePattern):
             return
         queries, keys = _tensor_type(op.query).get_shape()[-2], _tensor_type(op.key).get_shape()[-2]
         kind = attention_mask_kind(mask, queries, keys)
-        if kind is None:
+        if kind is None or (kind == "causal" and not _scales_up(op)):
             return
         properties = dict(op.properties)
         if kind == "causal":
