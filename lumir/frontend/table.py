@@ -20,6 +20,7 @@ from lumir.cublaslt_enums import DataType
 from lumir.dialects import hl
 from lumir.frontend import elementwise as ew
 from lumir.frontend import generators as gen
+from lumir.frontend import linspace as ls
 from lumir.frontend import prims as pr
 from lumir.frontend import structured as st
 from lumir.frontend import views as vw
@@ -262,6 +263,7 @@ TABLE: dict[object, Row] = {
     aten.arange.default: Row(gen.convert_arange, gen.arange_check),
     aten.arange.start: Row(gen.convert_arange, gen.arange_check),
     aten.arange.start_step: Row(gen.convert_arange, gen.arange_check),
+    aten.linspace.default: Row(ls.convert_linspace, ls.linspace_check),
     # running sums, integer-tensor indexing, padding
     aten.cumsum.default: Row(gen.cumulative(hl.CumsumOp)),
     aten.cumprod.default: Row(gen.cumulative(hl.CumprodOp)),
