@@ -78,13 +78,14 @@ MAX_BYTES = 8 << 20
 """Temporaries a group may hold at once before it runs in chunks (8 MiB): a Llama-1B
 MLP's up projection at 512 tokens fits, at 1024 it runs in two chunks."""
 
-MAX_CHUNKS = 1024
+MAX_CHUNKS = 256
 """The most chunks one group runs in. Each chunk is a few ops in the function, so the
 IR grows with the chunk count: 2^32 rows of 64 f32 at `max_bytes=4096` asked for 2^28
 chunks, and lumir-opt built ops until it was killed (mutate fuzzer, mutant 266 of seed
-7); building and printing 4096 chunks took 12 s, 1024 take 3. At the default
-`max_bytes`, 1024 chunks cover 8 GiB of temporaries; a larger group runs in 1024 chunks
-larger than `max_bytes`, a 1024th of its temporaries each."""
+7). 1024 chunks of a gated MLP took 5.5 s to build and print and 9.3 s to read back;
+256 take 2 s and 3.7 s. At the default `max_bytes`, 256 chunks cover 2 GiB of
+temporaries; a larger group runs in 256 chunks larger than `max_bytes`, a 256th of its
+temporaries each."""
 
 
 @dataclass(frozen=True)
