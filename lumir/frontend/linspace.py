@@ -6,15 +6,14 @@ as `start + step * i` below `steps // 2`, `end - step * (steps - 1 - i)` from th
 each operation in the result dtype. A half type's arithmetic is c10's: every operation
 (the product with `i` converted to the half type too) rounds to it, so the same `hl`
 ops in that dtype give its bits. An f32 element is one fused multiply-add wherever the
-compiler contracts `start + step * i` (GCC for ATen's AVX2 and AVX512 CPU kernels,
-nvcc by default): rounded once, where an `hl.mul` then `hl.add` round twice (1734 of
-2000 random f32 linspaces differed in some element). ATen's DEFAULT CPU kernels are not
-contracted and round twice. So an f32 linspace follows the capability of the running
-ATen (`torch.backends.cpu.get_cpu_capability()`): the two roundings for DEFAULT, and
-for AVX2 and AVX512 the exact value rounded once, computed in int64: start, end and
-step are integer multiples of one power of two 2^E, so `start + step * i` is the
-integer S + T * i times 2^E, which the cast to f32 rounds once (to nearest even) and
-the multiplication by 2^E leaves exact (E >= -126 keeps every nonzero result normal).
+compiler contracts `start + step * i` (lumir.frontend.contraction: ATen's AVX2 and
+AVX512 CPU kernels, nvcc by default): rounded once, where an `hl.mul` then `hl.add`
+round twice (1734 of 2000 random f32 linspaces differed in some element). ATen's
+DEFAULT CPU kernels round twice, as those ops do. For the contracted kernels lumir
+computes the exact value in int64 and rounds it once: start, end and step are integer
+multiples of one power of two 2^E, so `start + step * i` is the integer S + T * i
+times 2^E, which the cast to f32 rounds once (to nearest even) and the multiplication
+by 2^E leaves exact (E >= -126 keeps every nonzero result normal).
 A linspace whose integers need more than int64 (endpoints far apart in magnitude from
 the step's last bit) or whose values have bits below 2^-126 is refused (it runs in
 eager), as is an f32 one under another CPU capability (not checked against eager).
@@ -31,37 +30,14 @@ from xdsl.ir import SSAValue
 
 from lumir.dialects import hl
 from lumir.frontend.context import ImportContext, UnsupportedNodeError
+from lumir.frontend.contraction import contracted
 from lumir.frontend.dtypes import element_type
 from lumir.frontend.elementwise import emit_compare
-
-CONTRACTED_CAPABILITIES = ("AVX2", "AVX512")
-"""ATen CPU capabilities whose f32 linspace is one fused multiply-add per element
-(checked against eager with `ATEN_CPU_CAPABILITY` set to each)."""
-
-UNCONTRACTED_CAPABILITIES = ("DEFAULT",)
-"""ATen CPU capabilities whose f32 linspace rounds the product, then the sum."""
 
 _SMALLEST_EXPONENT = -126
 """The exponent of f32's smallest normal number: with 2^E at or above it, every nonzero
 multiple of 2^E that the int64 path produces is a normal f32, so scaling by 2^E after
 the rounding cast is exact."""
-
-
-def _contracted(node: fx.Node) -> bool | str:
-    """Whether ATen's f32 linspace on the node's device is a fused multiply-add per
-    element, or why lumir does not know."""
-    value = node.meta.get("val")
-    device = value.device if isinstance(value, torch.Tensor) else torch.device("cpu")
-    if device.type == "cuda":
-        return True  # nvcc contracts by default (not checked on a GPU)
-    if device.type != "cpu":
-        return f"an f32 linspace on {device}"
-    capability = torch.backends.cpu.get_cpu_capability()
-    if capability in CONTRACTED_CAPABILITIES:
-        return True
-    if capability in UNCONTRACTED_CAPABILITIES:
-        return False
-    return f"an f32 linspace under ATen's CPU capability {capability} (not checked)"
 
 
 def _in(dtype: torch.dtype, value: object) -> torch.Tensor:
@@ -108,10 +84,10 @@ def linspace_check(node: fx.Node) -> str | None:
         return f"a linspace of {args}"
     if result.dtype != torch.float32:
         return None
-    contracted = _contracted(node)
-    if isinstance(contracted, str):
-        return contracted
-    if contracted and all(isinstance(a, int | float) for a in args):
+    fused = contracted(node)
+    if isinstance(fused, str):
+        return fused
+    if fused and all(isinstance(a, int | float) for a in args):
         steps = int(args[2])  # type: ignore[arg-type]
         values = ends_and_step(args[0], args[1], steps, result.dtype) if steps > 1 else []
         if all(math.isfinite(v) for v in values) and steps > 1:
@@ -135,7 +111,7 @@ def convert_linspace(cx: ImportContext, node: fx.Node) -> SSAValue:
     lower = emit_compare(cx, "lt", index, cx.constant(steps // 2, i64), shape)
     counts = (index, from_end)
     finite = all(math.isfinite(v) for v in values)
-    if dtype != torch.float32 or not finite or _contracted(node) is not True:
+    if dtype != torch.float32 or not finite or contracted(node) is not True:
         # a non-finite end or step: the fused form rounds as the two roundings do
         return _rounded_twice(cx, lower, counts, values, element)
     terms = _integer_terms(values, steps)

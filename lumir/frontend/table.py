@@ -18,6 +18,7 @@ from torch import fx
 
 from lumir.cublaslt_enums import DataType
 from lumir.dialects import hl
+from lumir.frontend import cross as cr
 from lumir.frontend import elementwise as ew
 from lumir.frontend import generators as gen
 from lumir.frontend import linspace as ls
@@ -291,6 +292,7 @@ TABLE: dict[object, Row] = {
     aten.addmv.default: Row(st.convert_addmv, _cublaslt_product),
     aten.embedding.default: Row(st.convert_embedding),
     aten.cat.default: Row(st.convert_cat),
+    aten.linalg_cross.default: Row(cr.convert_cross, cr.cross_check),
     **{kernel: Row(st.convert_sdpa, _no_dropout) for kernel in st.SDPA_SIGNATURES},
     operator.getitem: Row(st.convert_getitem, _imported_output),
     # views

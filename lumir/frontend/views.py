@@ -58,7 +58,11 @@ def convert_expand(cx: ImportContext, node: fx.Node) -> SSAValue:
     return cx.emit(hl.ExpandOp(operands=[x], result_types=[result_type]))
 
 
-def _slice(cx: ImportContext, x: SSAValue, dim: int, start: int, end: int, step: int) -> SSAValue:
+def slice_along(
+    cx: ImportContext, x: SSAValue, dim: int, start: int, end: int, step: int
+) -> SSAValue:
+    """`x[..., start:end:step, ...]` along `dim` (Python's slice bounds; `x` itself when
+    the slice takes all of it)."""
     assert isinstance(x.type, TensorType)
     shape = list(x.type.get_shape())
     dim %= len(shape)
@@ -84,14 +88,14 @@ def convert_slice(cx: ImportContext, node: fx.Node) -> SSAValue:
     start = cx.integer(args[2]) if args[2] is not None else None
     end = cx.integer(args[3]) if args[3] is not None else None
     step = cx.integer(args[4]) if args[4] is not None else 1
-    return _slice(cx, cx.value(node.args[0]), dim, start, end, step)  # type: ignore[arg-type]
+    return slice_along(cx, cx.value(node.args[0]), dim, start, end, step)  # type: ignore[arg-type]
 
 
 def _select(cx: ImportContext, x: SSAValue, dim: int, index: int, node: fx.Node) -> SSAValue:
     """Position `index` of `x` along `dim`: a one-wide slice reshaped to `node`'s type."""
     assert isinstance(x.type, TensorType)
     index %= x.type.get_shape()[dim]
-    return cx.reshape(_slice(cx, x, dim, index, index + 1, 1), cx.tensor_type(node))
+    return cx.reshape(slice_along(cx, x, dim, index, index + 1, 1), cx.tensor_type(node))
 
 
 def convert_select(cx: ImportContext, node: fx.Node) -> SSAValue:
@@ -135,7 +139,7 @@ def split_piece(cx: ImportContext, split: fx.Node, index: int, piece: fx.Node) -
         sizes = cx.integers(split.args[1])  # type: ignore[arg-type]
         start = sum(sizes[:index])
         end = start + sizes[index]
-    return _slice(cx, x, dim, start, end, 1)
+    return slice_along(cx, x, dim, start, end, 1)
 
 
 def convert_slice_scatter(cx: ImportContext, node: fx.Node) -> SSAValue:
@@ -179,7 +183,7 @@ def _scatter(
     length = x.type.get_shape()[dim]  # type: ignore[union-attr]
     start, end, _ = slice(start, end, 1).indices(length)
     end = max(end, start)
-    pieces = [_slice(cx, x, dim, 0, start, 1), source, _slice(cx, x, dim, end, length, 1)]
+    pieces = [slice_along(cx, x, dim, 0, start, 1), source, slice_along(cx, x, dim, end, length, 1)]
     kept = [p for p in pieces if p.type.get_shape()[dim] != 0]  # type: ignore[union-attr]
     if len(kept) == 1:
         return kept[0]
