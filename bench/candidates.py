@@ -19,6 +19,9 @@ why it does not apply. They all run the same module on the same inputs.
 - lumir-no-epilogue: the same with `options={"gemv_epilogue": False}`: a GEMV group and
   the elementwise kernel reading its results (a decode step's SiLU(gate) * up) run as two
   launches, to measure what the one kernel saves.
+- lumir-no-prologue: the same with `options={"gemv_prologue": False}`: the one-row
+  kernel computing a GEMV group's activation (a decode step's RMSNorm before q/k/v and
+  gate/up) and the group run as two launches, to measure what the one kernel saves.
 - lumir-fused-group: the same with `options={"group_fused": True}`: fused kernels that
   depend on none of each other (a layer's q and k rotaries) run as one launch
   (group-fused, off by default), to measure what that one launch saves or costs.
@@ -241,6 +244,7 @@ LUMIR_OPTIONS: dict[str, dict[str, object] | None] = {
     "lumir-autotune": {"autotune": True},
     "lumir-unchunked": {"chunk_bytes": 0},
     "lumir-no-epilogue": {"gemv_epilogue": False},
+    "lumir-no-prologue": {"gemv_prologue": False},
     "lumir-fused-group": {"group_fused": True},
 }
 """The backend candidates and the `torch.compile` options each passes."""

@@ -123,9 +123,7 @@ def _in_block(block: Block, op: Operation) -> Operation:
 def _writes(op: Operation, value: SSAValue) -> bool:
     """Whether `op` writes the buffer `value` (through the operand itself, not a view)."""
     if isinstance(op, MatmulGroupOp):
-        epilogue = op.epilogue()
-        parts = [*op.members(), *([epilogue] if epilogue is not None else [])]
-        return any(_writes(part, value) for part in parts)
+        return any(_writes(step, value) for step in op.steps())
     if isinstance(op, LaunchGroupOp | FusedGroupOp):
         return any(_writes(member, value) for member in op.members())
     if isinstance(op, LaunchOp):

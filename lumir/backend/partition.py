@@ -36,6 +36,7 @@ from lumir.backend.report import (
     count_gemv_epilogues,
     count_gemv_groups,
     count_gemv_plans,
+    count_gemv_prologues,
     count_matmuls,
 )
 from lumir.backend.retype import FusedTemplate, RetypeError, structure
@@ -154,6 +155,7 @@ class CompiledPartition(torch.nn.Module):
             self.stats.fused["gemv_calls"] = count_gemv_plans(lowered)
             self.stats.fused["gemv_groups"] = count_gemv_groups(lowered)
             self.stats.fused["gemv_epilogues"] = count_gemv_epilogues(lowered)
+            self.stats.fused["gemv_prologues"] = count_gemv_prologues(lowered)
             self.stats.fused["fused_groups"] = count_fused_groups(lowered)
         self.stats.specialisations += 1
         entry = _Specialisation(imported, lowered, dict(bindings))

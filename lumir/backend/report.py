@@ -20,6 +20,7 @@ REPORT_FIELDS = (
     "gemv_calls",
     "gemv_groups",
     "gemv_epilogues",
+    "gemv_prologues",
     "fused_groups",
 )
 
@@ -70,6 +71,15 @@ def count_gemv_epilogues(lowered: ModuleOp) -> int:
     )
 
 
+def count_gemv_prologues(lowered: ModuleOp) -> int:
+    """The GEMV groups of a lowered module that compute their activation in a prologue
+    (made by gemv-prologue): on CUDA each is one kernel where there were two launches."""
+    return sum(
+        isinstance(op, cublaslt_rt.MatmulGroupOp) and op.prologue() is not None
+        for op in lowered.walk()
+    )
+
+
 def count_fused_groups(lowered: ModuleOp) -> int:
     """The grouped fused launches of a lowered module (`cublaslt_rt.fused_group`, made by
     group-fused): on CUDA each is one kernel where its members were launches of their own."""
@@ -101,6 +111,7 @@ __all__ = [
     "count_gemv_epilogues",
     "count_gemv_groups",
     "count_gemv_plans",
+    "count_gemv_prologues",
     "count_matmuls",
     "report_line",
 ]

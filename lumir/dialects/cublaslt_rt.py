@@ -92,8 +92,10 @@ from lumir.operand_layout import OPERAND_FIELDS, matrix_layout
 from lumir.plan_algorithms import (
     ALGORITHMS,
     GEMV_GROUP_MAX,
+    gemv_config,
     gemv_group_problems,
     gemv_problems,
+    vector_step,
 )
 from lumir.verifier import (
     INVARIANT_CHECKS,
@@ -513,6 +515,13 @@ class MatmulGroupOp(IRDLOperation):
     D in registers, computes the body on it and writes only the body's results: the
     members' D buffers are scratch there, left unwritten
     (`gemv_epilogue_problems`).
+
+    Before the members the body may hold one `cublaslt_rt.fused_launch`, the group's
+    prologue (made by the `gemv-prologue` pass): a one-row body (an RMSNorm) whose one
+    output is the B every member reads, which nothing outside the group reads. On the
+    CPU it runs before the members, as it would ungrouped; on CUDA every program of the
+    group's one generated kernel computes the row in registers and sums its rows
+    against it, and B's buffer is scratch, left unwritten (`gemv_prologue_problems`).
     """
 
     name = "cublaslt_rt.matmul_group"
@@ -536,22 +545,38 @@ class MatmulGroupOp(IRDLOperation):
     def epilogue(self) -> FusedLaunchOp | None:
         """The fused launch after the members, if the group has one."""
         last = self.body.block.last_op
-        return last if isinstance(last, FusedLaunchOp) else None
+        if not isinstance(last, FusedLaunchOp) or last is self.body.block.first_op:
+            return None
+        return last
+
+    def prologue(self) -> FusedLaunchOp | None:
+        """The fused launch before the members, if the group has one."""
+        first = self.body.block.first_op
+        return first if isinstance(first, FusedLaunchOp) else None
+
+    def steps(self) -> list[Operation]:
+        """What the group runs, in order: its prologue, members and epilogue."""
+        return list(self.body.block.ops)
 
     def verify_(self) -> None:
         ops = list(self.body.block.ops)
+        if ops and isinstance(ops[0], FusedLaunchOp):
+            ops.pop(0)
         if ops and isinstance(ops[-1], FusedLaunchOp):
             ops.pop()
         strangers = [op.name for op in ops if not isinstance(op, MatmulOp)]
         if strangers or self.body.block.args:
             raise VerifyException(
-                f"'{self.name}' holds only cublaslt_rt.matmul ops, then at most one "
-                f"cublaslt_rt.fused_launch, and no block arguments; found "
-                f"{', '.join(strangers) or 'block arguments'}"
+                f"'{self.name}' holds at most one cublaslt_rt.fused_launch, then only "
+                f"cublaslt_rt.matmul ops, then at most one cublaslt_rt.fused_launch, and no "
+                f"block arguments; found {', '.join(strangers) or 'block arguments'}"
             )
         if _members_lack_buffers(self.body.block.ops):
             return
         problems = matmul_group_problems(self.members())
+        prologue = self.prologue()
+        if prologue is not None:
+            problems += gemv_prologue_problems(self, prologue)
         epilogue = self.epilogue()
         if epilogue is not None:
             problems += gemv_epilogue_problems(self, epilogue)
@@ -696,6 +721,100 @@ def gemv_epilogue_problems(group: MatmulGroupOp, epilogue: FusedLaunchOp) -> lis
             problems.append(
                 f"epilogue: {outside[0].name} outside the group reads the D of "
                 f"{_member_name(index, member)}, which the group's kernel does not write"
+            )
+    return problems
+
+
+def gemv_prologue_problems(group: MatmulGroupOp, prologue: FusedLaunchOp) -> list[str]:
+    """Why `prologue` cannot be the first step of the one kernel that runs `group` on CUDA
+    (empty when it can).
+
+    Every program of that kernel computes the prologue's one row in registers, then sums
+    its rows of each member against it in one block of columns, as the member's own
+    launch does when its block holds the whole row. So the body must be a program over
+    one row of k lanes; its one output must be the B every member reads (the same
+    bytes, k elements of B's type, read with step 1); every member must sum the row as
+    one block (`gemv_config`'s BLOCK_K at least k); nothing may read B but the members,
+    as their B (the kernel never writes its buffer: not a member as its A, C or bias,
+    not the epilogue, nothing outside the group); and no step of the group may write
+    bytes the prologue reads (its programs run at once). A reader after the group
+    through another view of B's bytes is not seen, as for the epilogue's D (the pass
+    runs before the buffer plan makes such views). `prologue` need not stand in the
+    group yet (the `gemv-prologue` pass asks before it moves the launch there).
+    """
+    from lumir.dialects.hl.fused import body_problem
+    from lumir.dialects.hl.row_program import row_program
+
+    problems: list[str] = []
+    members = group.members()
+    values = [*(member.b for member in members), *prologue.inputs, *prologue.outputs]
+    if not members or not all(isinstance(value.type, MemRefType) for value in values):
+        return problems  # the ops' own verifiers say what is wrong
+    b = members[0].b
+    k = buffer_elements(b)
+    if len(prologue.outputs) != 1:
+        return [f"prologue: it has {len(prologue.outputs)} outputs; one, the members' B, runs"]
+    (output,) = prologue.outputs
+    if byte_range(output) != byte_range(b) or element_of(output) != element_of(b):
+        problems.append("prologue: its output must be the members' B, whole (the same bytes)")
+    block = prologue.body.block
+    typed = [tensor_of(value.type) for value in (*prologue.inputs, *prologue.outputs)]  # type: ignore[arg-type]
+    split = len(prologue.inputs)
+    try:
+        for op in block.ops:
+            op.verify()
+    except VerifyException:
+        return problems  # the body's ops say what is wrong with them, located
+    if body_problem(block, typed[:split], typed[split:]) is not None:
+        return problems  # the launch's own verifier says what is wrong with its body
+    terminator = block.last_op
+    ops = [op for op in block.ops if op is not terminator]
+    try:
+        program = row_program(ops, list(block.args), list(terminator.operands))  # type: ignore[union-attr]
+    except ValueError:
+        program = None
+    if program is None or math.prod(program.lead) != 1 or program.hidden != k:
+        problems.append(f"prologue: its body must compute one row of {k} elements")
+    for index, member in enumerate(members):
+        complete = member.complete_plan()
+        if complete is None:
+            continue
+        desc = complete[1]
+        if vector_step(desc) != 1:
+            problems.append(f"prologue: {_member_name(index, member)} reads B with a step")
+        block_k = gemv_config(desc.m, desc.k)[1]
+        if block_k < k:
+            problems.append(
+                f"prologue: {_member_name(index, member)} sums its row in blocks of "
+                f"{block_k} columns; a prologue needs the whole row ({k}) in one"
+            )
+    outside = [user for user in view_users(output) if not group.is_ancestor(user)]
+    outside = [user for user in outside if user is not prologue]
+    if outside:
+        problems.append(
+            f"prologue: {outside[0].name} outside the group reads its output, which the "
+            f"group's kernel does not write"
+        )
+    for index, member in enumerate(members):
+        for role, value in member.read_operands():
+            if role != "B" and overlap(value, output):
+                problems.append(
+                    f"prologue: {_member_name(index, member)} reads its output as {role}; "
+                    f"the group's kernel holds it in registers only, as the members' B"
+                )
+    epilogue = group.epilogue()
+    if epilogue is not None and any(overlap(value, output) for value in epilogue.inputs):
+        problems.append(
+            "prologue: the epilogue reads its output, which the group's kernel does not write"
+        )
+    written = [member.d for member in members]
+    if epilogue is not None:
+        written += list(epilogue.outputs)
+    for index, value in enumerate(prologue.inputs):
+        if any(overlap(value, other) for other in written):
+            problems.append(
+                f"prologue: input {index} shares bytes with what the group writes; the "
+                f"programs that read it run beside the ones that write"
             )
     return problems
 

@@ -21,6 +21,7 @@ PASS_MODULES: dict[str, tuple[str, str]] = {
     "lower-to-cublaslt-rt": ("lumir.passes.lower_to_cublaslt_rt", "LowerToCublasltRtPass"),
     "group-gemv": ("lumir.passes.group_gemv", "GroupGemvPass"),
     "gemv-epilogue": ("lumir.passes.gemv_epilogue", "GemvEpiloguePass"),
+    "gemv-prologue": ("lumir.passes.gemv_prologue", "GemvProloguePass"),
     "chunk-rows": ("lumir.passes.chunk_rows", "ChunkRowsPass"),
     "group-fused": ("lumir.passes.group_fused", "GroupFusedPass"),
     "share-buffers": ("lumir.passes.share_buffers", "ShareBuffersPass"),

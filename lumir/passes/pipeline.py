@@ -21,6 +21,7 @@ PIPELINE = (
     "lower-to-cublaslt-rt",
     "group-gemv",
     "gemv-epilogue",
+    "gemv-prologue",
     "chunk-rows",
     "group-fused",
     "share-buffers",
@@ -67,6 +68,12 @@ class LumirPipelinePass(ModulePass):
     """Run gemv-epilogue (when `gemv` and `group_gemv` are on): an elementwise fused launch
     that reads only a GEMV group's results becomes the group's epilogue, one kernel on
     CUDA (SiLU(gate) * up of a decode step's MLP). `gemv_epilogue=false` is no stage."""
+
+    gemv_prologue: bool = True
+    """Run gemv-prologue (when `gemv` and `group_gemv` are on): the one-row fused launch
+    that computes a GEMV group's activation becomes the group's prologue, one kernel on
+    CUDA (the RMSNorm before a decode step's q/k/v and gate/up). `gemv_prologue=false`
+    is no stage."""
 
     group_fused: bool = False
     """Run group-fused: fused launches that depend on none of each other run as one
@@ -118,6 +125,9 @@ class LumirPipelinePass(ModulePass):
                     stages.append(pass_class())
             elif name == "gemv-epilogue":
                 if self.gemv and self.group_gemv and self.gemv_epilogue:
+                    stages.append(pass_class())
+            elif name == "gemv-prologue":
+                if self.gemv and self.group_gemv and self.gemv_prologue:
                     stages.append(pass_class())
             elif name == "group-fused":
                 if self.group_fused:

@@ -54,9 +54,9 @@ def access(op: Operation) -> Access:
         members = op.members()
         reads = tuple(v for member in members for _, v in member.read_operands())
         writes = tuple(member.d for member in members)
-        epilogue = op.epilogue()
-        if epilogue is not None:
-            reads, writes = reads + tuple(epilogue.inputs), writes + tuple(epilogue.outputs)
+        for step in (op.prologue(), op.epilogue()):
+            if step is not None:
+                reads, writes = reads + tuple(step.inputs), writes + tuple(step.outputs)
         return Access(reads, writes)
     if isinstance(op, LaunchOp):
         return Access(tuple(op.inputs), (op.output,))

@@ -25,10 +25,49 @@ from lumir.runtime.pdl import NO_PDL, PdlMode
 from lumir.runtime.triton_codegen import EpilogueMember, generate_gemv_epilogue
 from lumir.runtime.triton_launch import TritonLaunch
 
-_ELEMENTS = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32"}
+D_ELEMENTS = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32"}
+"""The D types a generated group kernel writes, by their names in its text."""
 
 
-class GemvEpiloguePlan:
+class GroupKernelPlan:
+    """A GEMV group run as one launch of a generated Triton kernel (`GemvEpiloguePlan`,
+    `lumir.runtime.gemv_prologue.GemvProloguePlan`): the plan interface over it."""
+
+    _launch: TritonLaunch
+
+    def _prepare(
+        self,
+        text: str,
+        grid: int,
+        arguments: Sequence[object],
+        config: tuple[int, int, int],
+        pdl: PdlMode,
+    ) -> None:
+        """Compile `text`'s kernel for a launch of `grid` programs over `arguments`, with
+        the members' (BLOCK_M, BLOCK_K, num_warps), no floating-point contraction."""
+        block_m, block_k, num_warps = config
+        options = {
+            "BLOCK_M": block_m,
+            "BLOCK_K": block_k,
+            "num_warps": num_warps,
+            **pdl.kernel_options(),
+            "enable_fp_fusion": FP_FUSION,
+        }
+        self._launch = TritonLaunch(compile_text(text), (grid,), tuple(arguments), options)
+
+    def run(self) -> None:
+        """Compute the group's results from the buffers' current contents (one launch)."""
+        self._launch()
+
+    def warm_up(self) -> None:
+        """Compile `run`'s kernel without launching it (`lumir.runtime.triton_launch`)."""
+        self._launch.warm_up()
+
+    def close(self) -> None:
+        """Nothing to release (no cuBLASLt objects); for the plan interface."""
+
+
+class GemvEpiloguePlan(GroupKernelPlan):
     """A `cublaslt_rt.matmul_group` with an epilogue, ready to run on CUDA buffers.
 
     `members` are the members' calls (`GemvPlan.operands`, reading one vector, with one
@@ -53,13 +92,13 @@ class GemvEpiloguePlan:
                 raise GemvPlanError(
                     f"member {index}: an epilogue's members read one vector and have one m"
                 )
-            if member.d.dtype not in _ELEMENTS:
+            if member.d.dtype not in D_ELEMENTS:
                 raise GemvPlanError(f"member {index}: no epilogue reads a D of {member.d.dtype}")
         for index, output in enumerate(outputs):
             if output.numel() != m or not output.is_contiguous():
                 raise GemvPlanError(f"output {index}: expected {m} dense elements")
         described = tuple(
-            EpilogueMember(member.reads_c, member.bias is not None, _ELEMENTS[member.d.dtype])
+            EpilogueMember(member.reads_c, member.bias is not None, D_ELEMENTS[member.d.dtype])
             for member in self.members
         )
         text = generate_gemv_epilogue(body, described, list(sources))
@@ -69,26 +108,8 @@ class GemvEpiloguePlan:
             a, c, bias, _, _, s_am, s_ak, s_c, s_bias, _, alpha, beta = member.kernel_arguments()
             arguments += [a, c, bias, s_am, s_ak, s_c, s_bias, alpha, beta]
         arguments += [output.reshape(-1) for output in outputs]
-        options = {
-            "BLOCK_M": block_m,
-            "BLOCK_K": block_k,
-            "num_warps": num_warps,
-            **pdl.kernel_options(),
-            "enable_fp_fusion": FP_FUSION,
-        }
-        grid = (-(-m // block_m),)
-        self._launch = TritonLaunch(compile_text(text), grid, tuple(arguments), options)
-
-    def run(self) -> None:
-        """Compute the epilogue's results from the buffers' current contents (one launch)."""
-        self._launch()
-
-    def warm_up(self) -> None:
-        """Compile `run`'s kernel without launching it (`lumir.runtime.triton_launch`)."""
-        self._launch.warm_up()
-
-    def close(self) -> None:
-        """Nothing to release (no cuBLASLt objects); for the plan interface."""
+        grid = -(-m // block_m)
+        self._prepare(text, grid, arguments, (block_m, block_k, num_warps), pdl)
 
 
-__all__ = ["GemvEpiloguePlan"]
+__all__ = ["D_ELEMENTS", "GemvEpiloguePlan", "GroupKernelPlan"]

@@ -36,6 +36,21 @@ def _a_block(a_ptr, rows, row_ok, cols, col_ok, stride_am, stride_ak):
 
 
 @triton.jit
+def _scaled_sums(
+    lanes, alpha, beta, c_ptr, bias_ptr, rows, row_ok, stride_c, stride_bias, HAS_C, HAS_BIAS
+):
+    """alpha * (the lanes' sum per row) + beta * c + bias, in f32, in that order."""
+    result = tl.sum(lanes, axis=1) * alpha
+    if HAS_C:
+        c = tl.load(c_ptr + rows * stride_c, mask=row_ok, other=0.0)
+        result += beta * c.to(tl.float32)
+    if HAS_BIAS:
+        bias = tl.load(bias_ptr + rows * stride_bias, mask=row_ok, other=0.0)
+        result += bias.to(tl.float32)
+    return result
+
+
+@triton.jit
 def gemv_rows(
     a_ptr,
     x_ptr,
@@ -92,18 +107,47 @@ def gemv_rows(
         a = _a_block(a_ptr, rows, row_ok, cols, col_ok, stride_am, stride_ak)
         x = tl.load(x_ptr + cols * stride_x, mask=col_ok, other=0.0)
         lanes = tl.fma(a.to(tl.float32), x.to(tl.float32)[None, :], lanes)
-    result = tl.sum(lanes, axis=1) * alpha
-    if HAS_C:
-        c = tl.load(c_ptr + rows * stride_c, mask=row_ok, other=0.0)
-        result += beta * c.to(tl.float32)
-    if HAS_BIAS:
-        bias = tl.load(bias_ptr + rows * stride_bias, mask=row_ok, other=0.0)
-        result += bias.to(tl.float32)
-    return result
+    return _scaled_sums(
+        lanes, alpha, beta, c_ptr, bias_ptr, rows, row_ok, stride_c, stride_bias, HAS_C, HAS_BIAS
+    )
 
 
 @triton.jit
-def _store_rows(d_ptr, stride_d, block, m, result, BLOCK_M: tl.constexpr):
+def gemv_rows_of_vector(
+    a_ptr,
+    h,
+    c_ptr,
+    bias_ptr,
+    block,
+    m,
+    k,
+    stride_am,
+    stride_ak,
+    stride_c,
+    stride_bias,
+    alpha,
+    beta,
+    HAS_C: tl.constexpr,
+    HAS_BIAS: tl.constexpr,
+    BLOCK_M: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+):
+    """`gemv_rows` for a vector already in registers: `h`, BLOCK_K f32 lanes, zero past
+    k, where k <= BLOCK_K (a GEMV group's prologue computed it, `gemv_prologue`). The
+    products and their order are those of `gemv_rows` when its one block holds the row:
+    one fused multiply-add per lane into zero, one sum over the lanes."""
+    rows = block * BLOCK_M + tl.arange(0, BLOCK_M)
+    row_ok = rows < m
+    cols = tl.arange(0, BLOCK_K)
+    a = _a_block(a_ptr, rows, row_ok, cols, cols < k, stride_am, stride_ak)
+    lanes = tl.fma(a.to(tl.float32), h[None, :], tl.zeros((BLOCK_M, BLOCK_K), dtype=tl.float32))
+    return _scaled_sums(
+        lanes, alpha, beta, c_ptr, bias_ptr, rows, row_ok, stride_c, stride_bias, HAS_C, HAS_BIAS
+    )
+
+
+@triton.jit
+def store_rows(d_ptr, stride_d, block, m, result, BLOCK_M: tl.constexpr):
     """Row block `block` of d: `result` (f32) rounded once to d's type."""
     rows = block * BLOCK_M + tl.arange(0, BLOCK_M)
     tl.store(d_ptr + rows * stride_d, result.to(d_ptr.dtype.element_ty), mask=rows < m)
@@ -158,7 +202,7 @@ def gemv_kernel(
         PDL,
         PREFETCH_A,
     )
-    _store_rows(d_ptr, stride_d, block, m, result, BLOCK_M)
+    store_rows(d_ptr, stride_d, block, m, result, BLOCK_M)
 
 
 @triton.jit
@@ -222,4 +266,4 @@ def grouped_gemv_kernel(
                 PDL,
                 PREFETCH_A,
             )
-            _store_rows(d_ptrs[i], strides_d[i], block, ms[i], result, BLOCK_M)
+            store_rows(d_ptrs[i], strides_d[i], block, ms[i], result, BLOCK_M)

@@ -249,9 +249,12 @@ class Loader:
         members = op.members()
         _refuse_member_overlaps(op, [([v for _, v in m.read_operands()], [m.d]) for m in members])
         plans = [self._matmul_plan(member) for member in members]
-        epilogue = op.epilogue()
-        if epilogue is not None:
-            self._load_epilogue(op, epilogue, plans)
+        prologue, epilogue = op.prologue(), op.epilogue()
+        if prologue is not None or epilogue is not None:
+            if self.device.type != "cuda":
+                self._load_steps(prologue, plans, epilogue)
+            else:
+                self._load_group_kernel(op, prologue, plans, epilogue)
             return
         try:
             built = self.group_factory(plans)
@@ -260,30 +263,64 @@ class Loader:
         self.plans.append(built)
         self._append(built.run, getattr(built, "warm_up", None))
 
-    def _load_epilogue(
-        self, op: MatmulGroupOp, epilogue: FusedLaunchOp, plans: list[MatmulPlan]
+    def _load_steps(
+        self,
+        prologue: FusedLaunchOp | None,
+        plans: list[MatmulPlan],
+        epilogue: FusedLaunchOp | None,
     ) -> None:
-        """A group with its epilogue: on the CPU the members, then the fused launch, as
-        the ungrouped program runs them; on CUDA one generated kernel over the members'
-        GEMV calls (`lumir.runtime.gemv_epilogue`), which writes only the epilogue's
-        results."""
-        if self.device.type != "cuda":
-            self.plans.extend(plans)
+        """A group with a prologue or an epilogue on the CPU: the prologue, the members,
+        then the epilogue, one after the other, as the ungrouped program runs them."""
+        steps: list[Launch] = []
+        if prologue is not None:
+            self._load_fused(prologue)
+            steps.append(self.launches.pop())
+        steps += [plan.run for plan in plans]
+        if epilogue is not None:
             self._load_fused(epilogue)
-            body = self.launches.pop()
-            self.launches.append(_in_order([*(plan.run for plan in plans), body]))
-            return
+            steps.append(self.launches.pop())
+        self.plans.extend(plans)
+        self.launches.append(_in_order(steps))
+
+    def _load_group_kernel(
+        self,
+        op: MatmulGroupOp,
+        prologue: FusedLaunchOp | None,
+        plans: list[MatmulPlan],
+        epilogue: FusedLaunchOp | None,
+    ) -> None:
+        """A group with a prologue or an epilogue on CUDA: one generated kernel over the
+        members' GEMV calls (`lumir.runtime.gemv_prologue`, `lumir.runtime.gemv_epilogue`),
+        which writes neither the prologue's output nor, with an epilogue, the members' D."""
         from lumir.runtime.gemv import GemvPlan
         from lumir.runtime.gemv_epilogue import GemvEpiloguePlan
+        from lumir.runtime.gemv_prologue import GemvProloguePlan
 
-        sources = cast(list[int], epilogue_sources(op, epilogue))  # verified: no None
-        outputs = [self._view(value, self.buffers[value]) for value in epilogue.outputs]
+        sources: list[int] = []
+        outputs: list[torch.Tensor] = []
+        if epilogue is not None:
+            sources = cast(list[int], epilogue_sources(op, epilogue))  # verified: no None
+            outputs = [self._view(value, self.buffers[value]) for value in epilogue.outputs]
+        built: GemvEpiloguePlan | GemvProloguePlan
         try:
             calls = [cast(GemvPlan, plan).operands for plan in plans]
-            built = GemvEpiloguePlan(calls, epilogue.body.block, sources, outputs, self.pdl)
+            if prologue is None:
+                assert epilogue is not None
+                built = GemvEpiloguePlan(calls, epilogue.body.block, sources, outputs, self.pdl)
+            else:
+                inputs, _ = self._fused_buffers(prologue)
+                built = GemvProloguePlan(
+                    calls,
+                    prologue.body.block,
+                    inputs,
+                    None if epilogue is None else epilogue.body.block,
+                    sources,
+                    outputs,
+                    self.pdl,
+                )
         except (RuntimeError, ValueError, AttributeError, ImportError) as error:
             raise LumirDiagnosticError(
-                [op_diagnostic(op, f"cannot build the GEMV epilogue kernel: {error}")]
+                [op_diagnostic(op, f"cannot build the GEMV group's kernel: {error}")]
             ) from None
         self.plans.append(built)
         self._append(built.run, built.warm_up)

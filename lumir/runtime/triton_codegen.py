@@ -304,9 +304,16 @@ class _Generator:
     def _body(self) -> list[str]:
         """Emit the body's lines (loads, ops, stores) into `lines`; returns the pointer
         parameters they name (`in<i>`, then `out<i>`)."""
-        args = list(self.block.args)
         outputs = list(self.terminator.values)
-        params = [f"in{i}" for i in range(len(args))] + [f"out{i}" for i in range(len(outputs))]
+        params = self._compute() + [f"out{i}" for i in range(len(outputs))]
+        for index, value in enumerate(outputs):
+            self._store(index, value)
+        return params
+
+    def _compute(self) -> list[str]:
+        """Emit the body's loads and ops into `lines`; returns the input parameters they
+        name (`in<i>`)."""
+        args = list(self.block.args)
         self.inputs = {arg: f"in{index}" for index, arg in enumerate(args)}
         for arg in args:
             for shift in self.shifts.get(arg, ()):
@@ -314,9 +321,22 @@ class _Generator:
         for op in self.ops:
             for shift in self.shifts.get(op.results[0], ()):
                 self._emit(op, shift)
-        for index, value in enumerate(outputs):
-            self._store(index, value)
-        return params
+        return list(self.inputs.values())
+
+    def row_function(self, name: str) -> list[str]:
+        """A one-row body as `@triton.jit def name(in..., BLOCK)` that returns its one
+        result's lanes (f32, rounded to the result's type as a store would round them)
+        instead of storing them: a GEMV group's prologue, which every program of the
+        group's kernel computes for itself (`generate_gemv_prologue`)."""
+        (value,) = self.terminator.values
+        params = self._compute()
+        head = [
+            "@triton.jit",
+            f"def {name}({', '.join([*params, 'BLOCK: tl.constexpr'])}):",
+            "    cols = tl.arange(0, BLOCK)",
+            f"    mask = cols < {self.hidden}",
+        ]
+        return [*head, *self.lines, f"    return {self._name(value, 0)}"]
 
     def member_function(self, name: str) -> tuple[list[str], int]:
         """The body as `@triton.jit def name(in..., out..., program, ROWS, BLOCK)`: the
@@ -472,48 +492,85 @@ class EpilogueMember:
     member's own launch stores it, before the body reads it."""
 
 
+_PROLOGUE = "prologue"
+"""The name of a GEMV group's prologue function in its kernel's text."""
+
+
+def _member_params(index: int, with_d: bool) -> str:
+    """The parameters of GEMV member `index` in a group kernel's signature."""
+    d = f"d{index}, m{index}, " if with_d else ""
+    stride_d = f", stride_d{index}" if with_d else ""
+    return (
+        f"a{index}, c{index}, bias{index}, {d}stride_am{index}, stride_ak{index}, "
+        f"stride_c{index}, stride_bias{index}{stride_d}, alpha{index}, beta{index}"
+    )
+
+
+def _member_sum(index: int, member: EpilogueMember, block: str, m: str, pdl: str | None) -> str:
+    """The call that sums member `index`'s rows of row block `block`: over the vector in
+    memory (`gemv_rows`, `pdl` its wait) or, where `pdl` is None, over the prologue's
+    vector `h` in registers (`gemv_rows_of_vector`)."""
+    flags = f"{member.reads_c}, {member.has_bias}, BLOCK_M, BLOCK_K"
+    strides = f"stride_am{index}, stride_ak{index}"
+    if pdl is None:
+        return (
+            f"gemv_rows_of_vector(a{index}, h, c{index}, bias{index}, {block}, {m}, k, "
+            f"{strides}, stride_c{index}, stride_bias{index}, alpha{index}, beta{index}, "
+            f"{flags})"
+        )
+    return (
+        f"gemv_rows(a{index}, x, c{index}, bias{index}, {block}, {m}, k, {strides}, "
+        f"stride_x, stride_c{index}, stride_bias{index}, alpha{index}, beta{index}, "
+        f"{flags}, {pdl}, False)"
+    )
+
+
 class _EpilogueGenerator(_Generator):
     """The body of a group's epilogue over the GEMV rows a program computes: lane i is
     output row `rows[i]` of every member (the body is elementwise, so a lane needs no
     other lane), and an input of the body is the rounded sum of the member whose D it
-    reads."""
+    reads. With `prologue` (its function's lines and input count) the members sum
+    against the prologue's vector in registers instead of one in memory."""
 
-    def __init__(self, block: Block, members: tuple[EpilogueMember, ...], sources: list[int]):
+    def __init__(
+        self,
+        block: Block,
+        members: tuple[EpilogueMember, ...],
+        sources: list[int],
+        prologue: tuple[list[str], int] | None = None,
+    ):
         super().__init__(block, tile=False)
         self.members = members
         self.sources = sources
+        self.prologue = prologue
 
     def text(self) -> str:
-        member_params = [
-            f"a{i}, c{i}, bias{i}, stride_am{i}, stride_ak{i}, stride_c{i}, stride_bias{i}, "
-            f"alpha{i}, beta{i}"
-            for i in range(len(self.members))
-        ]
+        member_params = [_member_params(i, with_d=False) for i in range(len(self.members))]
         outputs = list(self.terminator.values)
-        params = ["x", "k", "stride_x", "m", *member_params]
-        params += [f"out{i}" for i in range(len(outputs))]
+        head = ["x", "k", "stride_x", "m"]
+        functions: list[str] = []
+        if self.prologue is not None:
+            functions, inputs = self.prologue
+            head = [*(f"p_in{i}" for i in range(inputs)), "k", "m"]
+        params = [*head, *member_params, *(f"out{i}" for i in range(len(outputs)))]
         lines = [
-            "import triton",
-            "import triton.language as tl",
-            "",
-            "from lumir.runtime.gemv_kernel import gemv_rows",
-            *sorted(self.imports),
+            *_gemv_imports(self.imports, prologue=self.prologue is not None),
+            *functions,
             "",
             "",
-            "@triton.jit",
-            f"def {KERNEL_NAME}({', '.join(params)}, BLOCK_M: tl.constexpr, "
-            "BLOCK_K: tl.constexpr, PDL: tl.constexpr = False):",
+            *_gemv_signature(params),
+        ]
+        if self.prologue is not None:
+            lines += _prologue_lines(self.prologue[1])
+        lines += [
             "    block = tl.program_id(0)",
             "    rows = block * BLOCK_M + tl.arange(0, BLOCK_M)",
         ]
         for i, member in enumerate(self.members):
-            # Only the first waits for the previous launch (lumir.runtime.pdl).
-            pdl = "PDL" if i == 0 else "False"
-            lines.append(
-                f"    d{i} = gemv_rows(a{i}, x, c{i}, bias{i}, block, m, k, stride_am{i}, "
-                f"stride_ak{i}, stride_x, stride_c{i}, stride_bias{i}, alpha{i}, beta{i}, "
-                f"{member.reads_c}, {member.has_bias}, BLOCK_M, BLOCK_K, {pdl}, False)"
-            )
+            # Only the first waits for the previous launch (lumir.runtime.pdl); with a
+            # prologue, the prologue waited.
+            pdl = None if self.prologue is not None else ("PDL" if i == 0 else "False")
+            lines.append(f"    d{i} = {_member_sum(i, member, 'block', 'm', pdl)}")
             if member.d_element != "f32":
                 element = _TL_TYPES[member.d_element]
                 lines.append(f"    d{i} = d{i}.to({element}).to(tl.float32)")
@@ -531,6 +588,41 @@ class _EpilogueGenerator(_Generator):
         return "\n".join([*lines, ""])
 
 
+def _gemv_imports(helpers: set[str], prologue: bool) -> list[str]:
+    """The import lines of a GEMV group kernel: triton, the GEMV row sums, the PDL wait
+    where a prologue waits itself, and the helpers the bodies call, sorted."""
+    lines = ["import triton", "import triton.language as tl", ""]
+    if prologue:
+        lines += [
+            "from lumir.runtime.gemv_kernel import gemv_rows_of_vector, store_rows",
+            "from lumir.runtime.pdl_kernel import wait_for_previous_launch",
+        ]
+    else:
+        lines.append("from lumir.runtime.gemv_kernel import gemv_rows")
+    return [*lines, *sorted(helpers)]
+
+
+def _gemv_signature(params: list[str]) -> list[str]:
+    """The decorator and signature line of a GEMV group kernel with `params`."""
+    return [
+        "@triton.jit",
+        f"def {KERNEL_NAME}({', '.join(params)}, BLOCK_M: tl.constexpr, "
+        "BLOCK_K: tl.constexpr, PDL: tl.constexpr = False):",
+    ]
+
+
+def _prologue_lines(inputs: int) -> list[str]:
+    """A group kernel's first lines with a prologue: wait for the previous launch, then
+    compute the prologue's row as `h`, zero past k (a lane past the row must add
+    nothing to a sum, even where the body gives it a value there)."""
+    arguments = ", ".join([*(f"p_in{i}" for i in range(inputs)), "BLOCK_K"])
+    return [
+        "    wait_for_previous_launch(PDL)",
+        "    cols = tl.arange(0, BLOCK_K)",
+        f"    h = tl.where(cols < k, {_PROLOGUE}({arguments}), 0.0)",
+    ]
+
+
 def generate_gemv_epilogue(
     block: Block, members: tuple[EpilogueMember, ...], sources: list[int]
 ) -> str:
@@ -545,6 +637,65 @@ def generate_gemv_epilogue(
     if len(sources) != len(block.args):
         raise CodegenError(f"{len(block.args)} body arguments, {len(sources)} sources")
     return _EpilogueGenerator(block, members, sources).text()
+
+
+def generate_gemv_prologue(
+    prologue: Block,
+    members: tuple[EpilogueMember, ...],
+    epilogue: Block | None = None,
+    sources: list[int] | None = None,
+) -> str:
+    """The Triton source of one kernel running a `cublaslt_rt.matmul_group` with its
+    prologue (`lumir.runtime.gemv_prologue`): every program computes the prologue's
+    one-row body in registers (`_Generator.row_function`, op by op with the fused
+    kernel's rounding), then sums its BLOCK_M rows against it with
+    `gemv_kernel.gemv_rows_of_vector` (the order of the member's own launch, whose one
+    block holds the row). Without an epilogue, member i owns the programs after member
+    i-1's, one per row block of its own D, and stores its rows; with one (`epilogue`,
+    body argument i reading member `sources[i]`), every program sums every member's
+    rows and computes the epilogue on them, as `generate_gemv_epilogue` does. Like
+    `generate`, the text depends only on the bodies and the members' flags."""
+    if len(prologue.last_op.operands) != 1:  # type: ignore[union-attr]
+        raise CodegenError("a GEMV prologue's body has one result, the members' B")
+    generator = _Generator(prologue, tile=False)
+    if math.prod(generator.lead) != 1:
+        raise CodegenError("a GEMV prologue's body computes one row")
+    function = ["", "", *generator.row_function(_PROLOGUE)]
+    inputs = len(prologue.args)
+    if epilogue is not None:
+        if not is_elementwise(epilogue.ops):
+            raise CodegenError("a GEMV epilogue's body is elementwise")
+        if sources is None or len(sources) != len(epilogue.args):
+            raise CodegenError("an epilogue needs one source member per body argument")
+        body = _EpilogueGenerator(epilogue, members, sources, (function, inputs))
+        body.imports |= generator.imports
+        return body.text()
+    params = [*(f"p_in{i}" for i in range(inputs)), "k"]
+    params += [_member_params(i, with_d=True) for i in range(len(members))]
+    lines = [
+        *_gemv_imports(generator.imports, prologue=True),
+        *function,
+        "",
+        "",
+        *_gemv_signature(params),
+        *_prologue_lines(inputs),
+        "    program = tl.program_id(0)",
+    ]
+    # Member i owns programs [end<i-1>, end<i>), one per row block of its own D.
+    for i in range(len(members) - 1):
+        start = "0" if i == 0 else f"end{i - 1}"
+        lines.append(f"    end{i} = {start} + tl.cdiv(m{i}, BLOCK_M)")
+    for i, member in enumerate(members):
+        if i == 0:
+            lines += ["    if program < end0:", "        block = program"]
+        else:
+            test = f"elif program < end{i}:" if i < len(members) - 1 else "else:"
+            lines += [f"    {test}", f"        block = program - end{i - 1}"]
+        lines += [
+            f"        result = {_member_sum(i, member, 'block', f'm{i}', None)}",
+            f"        store_rows(d{i}, stride_d{i}, block, m{i}, result, BLOCK_M)",
+        ]
+    return "\n".join([*lines, ""])
 
 
 @dataclass(frozen=True)
@@ -630,5 +781,6 @@ __all__ = [
     "FusedKernelSource",
     "generate",
     "generate_gemv_epilogue",
+    "generate_gemv_prologue",
     "generate_group",
 ]

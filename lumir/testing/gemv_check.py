@@ -14,7 +14,9 @@ does into another buffer, as a fresh output does). Then, for each
 `GroupedGemvPlan` launch over one shared B buffer, each member as its own `GemvPlan`
 and as the reference, and prints one JSON line per group:
 whether every member's D is bit for bit its own launch's, and the largest difference
-from the reference. The exit status is 0 when the file has at least one GEMV plan and
+from the reference. Groups with an epilogue or a prologue get one line each as well:
+whether their one generated kernel writes the bytes of the separate launches it
+replaces. The exit status is 0 when the file has at least one GEMV plan and
 every D agrees with the reference within `tolerance` (and every grouped D is its own
 launch's exactly).
 """
@@ -225,6 +227,64 @@ def check_epilogue(group: MatmulGroupOp, seed: int) -> bool:
     )
 
 
+def prologue_groups(text: str) -> list[MatmulGroupOp]:
+    """The GEMV groups of `text` (hl, through the whole lumir-pipeline, fused kernels on)
+    that gemv-prologue gave a prologue, in order."""
+    module = parse_module_text(compile_text(text, fuse_kernels=True), "<gemv_check>")
+    return [op for op in module.walk() if isinstance(op, MatmulGroupOp) and op.prologue()]
+
+
+def check_prologue(group: MatmulGroupOp, seed: int) -> bool:
+    """Whether one launch of the group's kernel with its prologue (`GemvProloguePlan`)
+    writes the bytes that the prologue's fused kernel, then the group's grouped GEMV
+    launch (then its epilogue's fused kernel, if any) write. The members' B is filled
+    with NaN before the one launch: it must not read what it does not write."""
+    from lumir.runtime.fused_kernels import run_source
+    from lumir.runtime.gemv import GemvPlan, GroupedGemvPlan
+    from lumir.runtime.gemv_prologue import GemvProloguePlan
+    from lumir.runtime.triton_codegen import generate
+
+    prologue, epilogue = group.prologue(), group.epilogue()
+    assert prologue is not None
+    generator = torch.Generator().manual_seed(seed)
+    inputs = []
+    for value in prologue.inputs:
+        shape, dtype = shaped_type_parts(value.type)
+        inputs.append(torch.randn(shape, generator=generator).to(dtype))
+    shape, dtype = shaped_type_parts(prologue.outputs[0].type)
+    row = torch.full(shape, float("nan"), dtype=dtype)
+    run_source(generate(prologue.body.block), inputs, [row])
+    shared = row.reshape(-1).view(torch.uint8)
+    plans = [member.plan_op() for member in group.members()]
+    calls = [_Call.random(plan, generator, b=shared) for plan in plans]  # type: ignore[arg-type]
+    ds = [call.new_d() for call in calls]
+    members = [call.build(GemvPlan, d) for call, d in zip(calls, ds, strict=True)]
+    operands = [member.operands for member in members]  # type: ignore[attr-defined]
+    GroupedGemvPlan(operands).run()
+    results: list[torch.Tensor] = ds
+    sources: list[int] = []
+    if epilogue is not None:
+        sources = cast(list[int], epilogue_sources(group, epilogue))  # verified: no None
+        parts = [shaped_type_parts(value.type) for value in epilogue.outputs]
+        results = [torch.full(shape, float("nan"), dtype=dtype) for shape, dtype in parts]
+        members_d = [member.d for member in operands]
+        body_inputs = [
+            members_d[source].reshape(shaped_type_parts(value.type)[0])
+            for source, value in zip(sources, epilogue.inputs, strict=True)
+        ]
+        run_source(generate(epilogue.body.block), body_inputs, results)
+    want = [result.clone() for result in results]
+    for result in [*results, *ds]:
+        result.view(torch.uint8).fill_(0xFF)
+    shared.fill_(0xFF)
+    body = None if epilogue is None else epilogue.body.block
+    GemvProloguePlan(operands, prologue.body.block, inputs, body, sources, results).run()
+    return all(
+        torch.equal(a.view(torch.uint8), b.view(torch.uint8))
+        for a, b in zip(results, want, strict=True)
+    )
+
+
 def tolerance(d_dtype: DataType) -> tuple[float, float]:
     """(atol, rtol) per element: the GEMV sums in f32 in another order than the f64
     reference, then rounds once to D's type, so the two may differ by one rounding step
@@ -278,6 +338,11 @@ def main(argv: list[str] | None = None) -> int:
         failed |= not identical
         members = [str(member.plan) for member in group.members()]
         print(json.dumps({"epilogue": members, "bit_identical": identical}))
+    for group in prologue_groups(args.file.read_text()):
+        identical = check_prologue(group, args.seed)
+        failed |= not identical
+        members = [str(member.plan) for member in group.members()]
+        print(json.dumps({"prologue": members, "bit_identical": identical}))
     return 1 if failed else 0
 
 

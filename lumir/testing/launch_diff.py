@@ -47,7 +47,8 @@ def _label(op: Operation) -> str:
         return f"fused ({len(op.body.block.ops)} ops)"
     if isinstance(op, MatmulGroupOp):
         members = ", ".join(str(member.plan) for member in op.members())
-        return f"matmul_group {members}{'' if op.epilogue() is None else ' + epilogue'}"
+        prologue = "" if op.prologue() is None else "prologue + "
+        return f"matmul_group {prologue}{members}{'' if op.epilogue() is None else ' + epilogue'}"
     if isinstance(op, LaunchGroupOp):
         return f"launch_group {op.kernel()} x{len(op.members())}"
     if isinstance(op, FusedGroupOp):

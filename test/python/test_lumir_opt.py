@@ -25,6 +25,7 @@ ALL_PASSES = [
     "lower-to-cublaslt-rt",
     "group-gemv",
     "gemv-epilogue",
+    "gemv-prologue",
     "chunk-rows",
     "group-fused",
     "share-buffers",

@@ -7,7 +7,7 @@
 
 cublaslt_rt.plan @q {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 64 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 64 : i64, ldd = 64 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
 func.func @stranger(%x: memref<1x64xbf16>, %wq: memref<64x64xbf16>, %q: memref<1x64xbf16>) {
-  // expected-error @+1 {{'cublaslt_rt.matmul_group' holds only cublaslt_rt.matmul ops, then at most one cublaslt_rt.fused_launch, and no block arguments; found cublaslt_rt.alloc}}
+  // expected-error @+1 {{'cublaslt_rt.matmul_group' holds at most one cublaslt_rt.fused_launch, then only cublaslt_rt.matmul ops, then at most one cublaslt_rt.fused_launch, and no block arguments; found cublaslt_rt.alloc}}
   cublaslt_rt.matmul_group {
     cublaslt_rt.matmul @q a(%wq : memref<64x64xbf16>) b(%x : memref<1x64xbf16>) d(%q : memref<1x64xbf16>)
     %t = cublaslt_rt.alloc : memref<1x64xbf16>
@@ -203,10 +203,13 @@ func.func @reduction_and_stranger(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>,
 
 // -----
 
-// Only its last op may be a fused launch.
+// A fused launch before the members is the group's prologue: it must compute the
+// members' B, one row of k elements, from bytes no step of the group writes.
 cublaslt_rt.plan @k {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 32 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
 func.func @launch_first(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %g: memref<1x32xbf16>, %u: memref<1x32xbf16>, %m: memref<1x32xbf16>) {
-  // expected-error @+1 {{'cublaslt_rt.matmul_group' holds only cublaslt_rt.matmul ops, then at most one cublaslt_rt.fused_launch, and no block arguments; found cublaslt_rt.fused_launch}}
+  // expected-error @+3 {{'cublaslt_rt.matmul_group' prologue: its output must be the members' B, whole (the same bytes)}}
+  // expected-error @+2 {{'cublaslt_rt.matmul_group' prologue: its body must compute one row of 64 elements}}
+  // expected-error @+1 {{'cublaslt_rt.matmul_group' prologue: input 0 shares bytes with what the group writes; the programs that read it run beside the ones that write}}
   cublaslt_rt.matmul_group {
     cublaslt_rt.fused_launch ins(%g : memref<1x32xbf16>) outs(%m : memref<1x32xbf16>) {
     ^bb0(%a: tensor<1x32xbf16>):
