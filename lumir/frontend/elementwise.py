@@ -110,10 +110,12 @@ def binary(op_class: type[hl.ElementwiseBinaryOp]) -> Converter:
     `exp_scalar.to<scalar_t>()`; fmod's kernel takes both operands as `scalar_t`, the
     number a 0-d tensor cast to the common dtype): a bf16 `x ** 0.1` raises to
     0.10009765625 and `torch.fmod(x, 0.7)` divides by 0.69921875, so the scalar is
-    rounded to the result dtype first rather than read exactly."""
+    rounded to the result dtype first rather than read exactly. So do a floating floor
+    division and remainder (`div_floor_floating` of `scalar_t` operands, in f32 for
+    half types after the rounding)."""
 
     reads_scalars_exactly = op_class in (hl.MulOp, hl.DivOp)
-    rounds_scalars = op_class in (hl.PowOp, hl.FmodOp)
+    rounds_scalars = op_class in (hl.PowOp, hl.FmodOp, hl.FloorDivideOp, hl.RemainderOp)
 
     def convert(cx: ImportContext, node: fx.Node) -> SSAValue:
         result = cx.dtype(node)
@@ -336,20 +338,41 @@ def floating_result(node: fx.Node) -> str | None:
     return None
 
 
-def integer_division(node: fx.Node) -> str | None:
+def rounded_division(node: fx.Node) -> str | None:
     """floor_divide / remainder / div(rounding_mode="floor" or "trunc") of integer
-    operands with an integer result: `hl` has the integer ops (a floating floor division
-    rounds as ATen's kernels decide, near every integer quotient, and stays in eager)."""
+    operands with an integer result, or with a floating result (DETR's sine position
+    embedding floor-divides a float range): `hl.floor_divide` and `hl.remainder` take
+    both, and the runtime runs ATen's own kernel for them, whose floating rounding near
+    integer quotients (`div_floor_floating`) is then eager's. A bool operand or result
+    stays in eager (ATen refuses most of them), and so does a floor or truncating
+    division with a half result: ATen's CPU kernel rounds it one way in its vectorised
+    loop and another in its scalar one (bf16 6 / 0.3008 truncates to 20 in a
+    contiguous tensor and to 19 alone), so eager's own value depends on the layout.
+    Its remainder is the same in both."""
     mode = _rounding_mode(node)
     if mode not in ("floor", "trunc"):
         return f"a division with rounding_mode={mode!r}"
-    values = [node.meta.get("val"), *node.args[:2]]
-    for value in values:
+    result = node.meta.get("val")
+    floating = isinstance(result, torch.Tensor) and result.dtype.is_floating_point
+    if floating and result.dtype in HALF_DTYPES and not _is_remainder(node):
+        return (
+            f"a {mode} division of {result.dtype}, whose value in ATen's CPU kernel "
+            "depends on the layout (its vectorised and scalar loops round differently)"
+        )
+    check = _numeric if floating else _integral
+    for value in [result, *node.args[:2]]:
         value = value.meta.get("val") if isinstance(value, fx.Node) else value
-        if not _integral(value):
+        if not check(value):
             kind = value.dtype if isinstance(value, torch.Tensor) else type(value).__name__
-            return f"a floor division or remainder of {kind} (integers only)"
+            return f"a floor division or remainder of {kind} (integers or floats only)"
     return None
+
+
+def _numeric(value: object) -> bool:
+    """An integer or floating tensor or a Python int or float (not a bool)."""
+    if isinstance(value, torch.Tensor):
+        return value.dtype.is_floating_point or _integral(value)
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _integral(value: object) -> bool:
@@ -357,6 +380,11 @@ def _integral(value: object) -> bool:
     if isinstance(value, torch.Tensor):
         return _is_integer(value.dtype) and value.dtype != torch.bool
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_remainder(node: fx.Node) -> bool:
+    remainder = torch.ops.aten.remainder
+    return node.target in (remainder.Tensor, remainder.Scalar, remainder.Scalar_Tensor)
 
 
 def _rounding_mode(node: fx.Node) -> object:
@@ -367,10 +395,17 @@ def _rounding_mode(node: fx.Node) -> object:
 
 
 def convert_rounded_division(cx: ImportContext, node: fx.Node) -> SSAValue:
-    """aten.div(a, b, rounding_mode=...) of integers (`integer_division`): "floor" is
-    `hl.floor_divide`; "trunc" rounds toward zero, which is the floor quotient plus one
-    where the division is inexact and the operands' signs differ."""
-    a, b = _operands(cx, node, cx.dtype(node), 2)
+    """aten.div(a, b, rounding_mode=...) (`rounded_division`): "floor" is
+    `hl.floor_divide`. "trunc" of integers rounds toward zero, which is the floor
+    quotient plus one where the division is inexact and the operands' signs differ; of
+    floats it is ATen's `trunc(a / b)`, the operands rounded to the result dtype and
+    divided in f32 for half types (`div_trunc_kernel`)."""
+    result = cx.dtype(node)
+    a, b = _operands(cx, node, result, 2)
+    if result.is_floating_point and _rounding_mode(node) == "trunc":
+        wide = element_type(opmath_dtype(result))
+        quotient = cx.emit(hl.DivOp(cx.cast(a, wide), cx.cast(b, wide)))
+        return cx.cast(cx.emit(hl.TruncOp(quotient)), element_type(result))
     quotient = cx.emit(hl.FloorDivideOp(a, b))
     if _rounding_mode(node) == "floor":
         return quotient

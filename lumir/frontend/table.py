@@ -198,11 +198,12 @@ TABLE: dict[object, Row] = {
     aten.bitwise_and.Tensor: Row(ew.binary(hl.BitwiseAndOp)),
     aten.bitwise_and.Scalar: Row(ew.binary(hl.BitwiseAndOp)),  # `x & 6`, `mask & True`
     aten.bitwise_and.Scalar_Tensor: Row(ew.binary(hl.BitwiseAndOp)),  # `True & mask`
-    aten.floor_divide.default: Row(ew.binary(hl.FloorDivideOp), ew.integer_division),
-    aten.div.Tensor_mode: Row(ew.convert_rounded_division, ew.integer_division),
-    aten.div.Scalar_mode: Row(ew.convert_rounded_division, ew.integer_division),
-    aten.remainder.Tensor: Row(ew.binary(hl.RemainderOp), ew.integer_division),
-    aten.remainder.Scalar: Row(ew.binary(hl.RemainderOp), ew.integer_division),
+    aten.floor_divide.default: Row(ew.binary(hl.FloorDivideOp), ew.rounded_division),
+    aten.div.Tensor_mode: Row(ew.convert_rounded_division, ew.rounded_division),
+    aten.div.Scalar_mode: Row(ew.convert_rounded_division, ew.rounded_division),
+    aten.remainder.Tensor: Row(ew.binary(hl.RemainderOp), ew.rounded_division),
+    aten.remainder.Scalar: Row(ew.binary(hl.RemainderOp), ew.rounded_division),
+    aten.remainder.Scalar_Tensor: Row(ew.binary(hl.RemainderOp), ew.rounded_division),
     aten.fmod.Tensor: Row(ew.binary(hl.FmodOp), ew.floating_result),
     aten.fmod.Scalar: Row(ew.binary(hl.FmodOp), ew.floating_result),
     aten.gelu.default: Row(ew.convert_gelu),

@@ -56,6 +56,7 @@ NO_CPU_KERNEL: dict[str, frozenset[str]] = {
     ),
     "hl.abs": _I1,
     "hl.fmod": _F8,  # integers and i1 are refused by its type (floating-point only)
+    **dict.fromkeys(["hl.floor_divide", "hl.remainder"], _F8),  # i1: refused by the type
     "hl.silu": _F8 | _I1 | _INTEGERS,
     "hl.gelu": _F8 | _I1 | _INTEGERS,
     "hl.compare": _F8,  # the ordering predicates only: eq and ne run on f8
@@ -162,22 +163,27 @@ class BitwiseAndOp(ElementwiseBinaryOp):
 
 
 class IntegerDivisionOp(ElementwiseBinaryOp, abc.ABC):
-    """An integer division with Python's (and ATen's) rounding toward negative infinity."""
+    """A division with Python's (and ATen's) rounding toward negative infinity, of
+    integers or of floats (ATen's `div_floor_floating` / floating remainder: built on
+    C's exact `fmod`, as the runtime's torch kernel computes it)."""
 
     result_rule = staticmethod(integer_division_type)
 
 
 @irdl_op_definition
 class FloorDivideOp(IntegerDivisionOp):
-    """aten.floor_divide / div(rounding_mode="floor") on integer tensors: floor(lhs / rhs)."""
+    """aten.floor_divide / div(rounding_mode="floor"): floor(lhs / rhs). For floats,
+    ATen's value: (lhs - fmod(lhs, rhs)) / rhs, one less where the remainder's sign is
+    not the divisor's, rounded to the nearest integer; a zero divisor gives lhs / rhs."""
 
     name = "hl.floor_divide"
 
 
 @irdl_op_definition
 class RemainderOp(IntegerDivisionOp):
-    """aten.remainder on integer tensors: lhs - floor(lhs / rhs) * rhs, which has rhs's
-    sign (Python's `%`)."""
+    """aten.remainder: lhs - floor(lhs / rhs) * rhs, which has rhs's sign (Python's `%`).
+    For floats, ATen's value: fmod(lhs, rhs), plus rhs where it is nonzero and its sign
+    is not rhs's."""
 
     name = "hl.remainder"
 

@@ -361,11 +361,12 @@ def bitwise_type(lhs: TensorType, rhs: TensorType) -> TensorType:
 
 
 def integer_division_type(lhs: TensorType, rhs: TensorType) -> TensorType:
-    """`hl.floor_divide` / `hl.remainder`: as `elementwise_type`, on integer tensors only
-    (not i1: a boolean has no division)."""
+    """`hl.floor_divide` / `hl.remainder`: as `elementwise_type`, on integer or
+    floating-point tensors (not i1: a boolean has no division)."""
     element = _element(lhs)
-    if not isinstance(element, IntegerType) or element.width.data == 1:
-        raise TypeInferenceError(f"needs integer operands, got {lhs}")
+    integer = isinstance(element, IntegerType) and element.width.data != 1
+    if not integer and not isinstance(element, AnyFloat):
+        raise TypeInferenceError(f"needs integer or floating-point operands, got {lhs}")
     return elementwise_type(lhs, rhs)
 
 

@@ -1,18 +1,18 @@
 // RUN: lumir-opt %s --split-input-file --verify-diagnostics
 
-// hl.floor_divide and hl.remainder verifiers: integer operands only (no f32, no i1), and
-// the broadcast result type.
+// hl.floor_divide and hl.remainder verifiers: integer or floating-point operands (no
+// i1), and the broadcast result type.
 
-func.func @float_operands(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'hl.floor_divide' needs integer operands, got tensor<4xf32>}}
-  %r = hl.floor_divide %x, %y : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-  func.return %r : tensor<4xf32>
+func.func @bool_dividend(%x: tensor<4xi1>, %y: tensor<4xi1>) -> tensor<4xi1> {
+  // expected-error @+1 {{'hl.floor_divide' needs integer or floating-point operands, got tensor<4xi1>}}
+  %r = hl.floor_divide %x, %y : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+  func.return %r : tensor<4xi1>
 }
 
 // -----
 
 func.func @bool_operands(%x: tensor<4xi1>, %y: tensor<4xi1>) -> tensor<4xi1> {
-  // expected-error @+1 {{'hl.remainder' needs integer operands, got tensor<4xi1>}}
+  // expected-error @+1 {{'hl.remainder' needs integer or floating-point operands, got tensor<4xi1>}}
   %r = hl.remainder %x, %y : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
   func.return %r : tensor<4xi1>
 }
