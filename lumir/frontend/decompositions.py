@@ -24,6 +24,7 @@ infinity, `aminmax` an `amin` and an `amax`, `count_nonzero` a sum of `!= 0`,
 norm. `roll` is lumir's own decomposition (`_roll`: slices and a `cat`), and so are
 `eye`, integer `fmod` and `round` with `decimals` (lumir.frontend.exact_decompositions),
 a strided `slice_scatter` (`_slice_scatter`: a `where` over the positions it writes),
+`scatter` of a tensor or a number (`_scatter`: the `index_put` it is),
 `var_mean` (`_var_mean`: the mean corrected by a second pass, so that a row of one
 value normalises to exactly 0 as in ATen),
 eval-mode batch norm (`_batch_norm_inference`:
@@ -230,6 +231,40 @@ def _slice_scatter(
     return aten.copy.default(x, torch.where(mask.view(shape), gathered.to(x.dtype), x))
 
 
+def _scatter(x: torch.Tensor, dim: int, index: torch.Tensor, src: object) -> object:
+    """aten.scatter (`.src` and `.value`: no reduction) as the `index_put` it is: element
+    p of `index` writes `src[p]` (or the number) at x's position p with its `dim`
+    coordinate replaced by `index[p]`; the other coordinates are `arange`s of the
+    index's sizes, which may be smaller than x's. torch has no decomposition of the
+    functional op; lumir imports this `index_put` as one `hl.index_copy` (GroupViT's
+    hard softmax writes 1.0 at each argmax, DeepSeek-V3's router marks its groups,
+    Reformer undoes its sort). A negative position, which ATen refuses (it does not
+    count from the end, as indexing does), is made `x.size(dim)`, out of range as
+    well, so the call fails as eager's does. Among duplicate positions the last one
+    wins, as in ATen's CPU loop (torch leaves it unspecified). A 0-d tensor, or an
+    index of another rank than x (ATen refuses it), is left alone. ATen's result is
+    contiguous whatever x's layout (its meta allocates it so; `index_put` keeps x's):
+    OWN_DECOMPOSITIONS lays it out so."""
+    if x.dim() == 0 or index.dim() != x.dim():
+        return NotImplemented
+    dim = dim % x.dim()
+    positions = []
+    for d, size in enumerate(index.shape):
+        if d == dim:
+            positions.append(torch.where(index < 0, x.shape[dim], index))
+            continue
+        shape = [1] * x.dim()
+        shape[d] = size
+        positions.append(torch.arange(size, device=x.device).view(shape))
+    if isinstance(src, torch.Tensor):
+        values = src
+        for d, size in enumerate(index.shape):
+            values = values.narrow(d, 0, size)
+    else:
+        values = torch.full(index.shape, src, dtype=x.dtype, device=x.device)
+    return aten.index_put.default(x, positions, values)
+
+
 def _rrelu_with_noise(
     x: torch.Tensor,
     noise: torch.Tensor,
@@ -416,6 +451,8 @@ lays its result out as the input suggests (`_suggested_format`)."""
 OWN_DECOMPOSITIONS: dict[object, Callable[..., object]] = {
     aten.roll.default: _roll,
     aten.slice_scatter.default: _slice_scatter,
+    aten.scatter.src: _with_aten_strides(_scatter, follows_input=False),
+    aten.scatter.value: _with_aten_strides(_scatter, follows_input=False),
     aten.convolution.default: _convolution_in_aten_layout,
     aten.max_pool2d_with_indices.default: _with_aten_strides(
         functools.partial(max_pool_with_indices, 2)
