@@ -169,6 +169,41 @@ def _host_scalars(gm: fx.GraphModule, reasons: Mapping[fx.Node, str | None]) -> 
     return frozenset(found)
 
 
+_PREDICATES = frozenset(
+    {
+        operator.eq,
+        operator.ne,
+        operator.lt,
+        operator.le,
+        operator.gt,
+        operator.ge,
+        operator.and_,
+        operator.or_,
+        operator.not_,
+        torch.sym_not,
+    }
+)
+"""Comparisons and logic that Dynamo traces on sizes, giving a SymBool."""
+
+
+def _size_predicates(gm: fx.GraphModule) -> frozenset[fx.Node]:
+    """Comparisons of sizes and the logic of those (`x.shape[0] > 1`): a graph may
+    return one (Moonshine's, for the code after a graph break). They are Python
+    arithmetic on sizes, which runs in eager as size arithmetic only eager reads does
+    (`_eager_sizes`); with the host scalars, no warning names them. An op lumir
+    imports that read one would run in eager and be named (`_numbers_from_sizes`)."""
+    found: set[fx.Node] = set()
+    for node in gm.graph.nodes:
+        if (
+            node.op == "call_function"
+            and node.target in _PREDICATES
+            and isinstance(node.meta.get("val"), torch.SymBool | bool)
+            and all(arg in found or _host_number(arg) for arg in node.all_input_nodes)
+        ):
+            found.add(node)
+    return frozenset(found)
+
+
 def _computes_host_scalar(node: fx.Node) -> bool:
     """A pure ATen op (no mutation, no randomness) whose result is a 0-d CPU tensor."""
     value = node.meta.get("val")
@@ -291,7 +326,7 @@ def compile_aten_graph(
     device = torch.device(options.device) if options.device is not None else home
     _cast_wide_scalars(gm)
     reasons = _unsupported_reasons(gm)
-    host_scalars = _host_scalars(gm, reasons)
+    host_scalars = _host_scalars(gm, reasons) | _size_predicates(gm)
     stats.unsupported = [
         (target_name(node), reason)
         for node, reason in reasons.items()

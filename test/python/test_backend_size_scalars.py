@@ -223,3 +223,23 @@ def test_a_numpy_scalar_of_a_width_runs_on_the_host(name, dtype, dynamic):
             assert got.dtype == want.dtype
             assert torch.equal(got, want)
     _no_fallback_and_one_partition()
+
+
+SIZE_PREDICATES = {
+    "greater": lambda x: (x * 2, x.shape[0] > 1),
+    "equal to another size": lambda x: (x + 1, x.shape[0] == x.shape[1]),
+    "of size arithmetic": lambda x: (x - 1, x.shape[0] * 2 < x.shape[1] + 3),
+    "negated": lambda x: (x / 2, torch.sym_not(x.shape[1] <= 3)),
+}
+
+
+@torch.no_grad()
+@pytest.mark.parametrize("name", sorted(SIZE_PREDICATES))
+def test_a_comparison_of_sizes_the_graph_returns_runs_on_the_host(name):
+    """A graph may return a comparison of sizes (Moonshine's, for the code after a graph
+    break): Python arithmetic on sizes, which runs in eager with no warning naming it
+    (before: "gt: no import rule"), and the tensor op stays one partition."""
+    function = SIZE_PREDICATES[name]
+    for got, want in _compiled_and_eager(function, [(3, 5), (1, 2), (4, 4)], torch.float32):
+        assert got[1] == want[1] and torch.equal(got[0], want[0])
+    _no_fallback_and_one_partition()
