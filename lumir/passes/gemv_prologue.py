@@ -89,7 +89,7 @@ def add_prologues(func: FuncOp) -> int:
         body = group.body.block
         assert body.first_op is not None
         body.insert_op_before(launch, body.first_op)
-        state.renumber()
+        state = ProgramOrder(block)  # the group's effects changed: none remembered
         made += 1
     return made
 
