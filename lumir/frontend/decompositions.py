@@ -24,7 +24,8 @@ infinity, `aminmax` an `amin` and an `amax`, `count_nonzero` a sum of `!= 0`,
 norm. `roll` is lumir's own decomposition (`_roll`: slices and a `cat`), and so are
 `eye`, integer `fmod` and `round` with `decimals` (lumir.frontend.exact_decompositions),
 a strided `slice_scatter` (`_slice_scatter`: a `where` over the positions it writes),
-`scatter` of a tensor or a number (`_scatter`: the `index_put` it is),
+`scatter` of a tensor or a number (`_scatter`: the `index_put` it is), `masked_scatter`
+(`_masked_scatter`: a gather at the running count of the mask, and a `where`),
 `var_mean` (`_var_mean`: the mean corrected by a second pass, so that a row of one
 value normalises to exactly 0 as in ATen),
 eval-mode batch norm (`_batch_norm_inference`:
@@ -265,6 +266,26 @@ def _scatter(x: torch.Tensor, dim: int, index: torch.Tensor, src: object) -> obj
     return aten.index_put.default(x, positions, values)
 
 
+def _masked_scatter(x: torch.Tensor, mask: torch.Tensor, source: torch.Tensor) -> object:
+    """aten.masked_scatter (a vision-language model puts its image features into the
+    text embeddings so) as a gather and a `where`: over x and the mask broadcast
+    together and read row-major, the k-th true position takes the source's k-th
+    element, k being the running count of true positions (`cumsum`) less one. torch
+    has no decomposition of it. A source with fewer elements than the mask has true
+    positions makes the gather read out of range, so the call fails as eager's does;
+    an empty source, from which eager takes nothing when the mask is all false, is
+    left alone (the gather would have nothing to read). The result is contiguous, as
+    ATen's (it scatters into a contiguous clone)."""
+    empty = isinstance(source.numel(), int) and source.numel() == 0
+    if mask.dtype != torch.bool or source.dtype != x.dtype or empty:
+        return NotImplemented
+    shape = torch.broadcast_shapes(x.shape, mask.shape)
+    flat = mask.expand(shape).reshape(-1)
+    taken = torch.clamp(flat.to(torch.int64).cumsum(0) - 1, min=0)
+    gathered = aten.index.Tensor(source.reshape(-1), [taken])
+    return torch.where(flat, gathered, x.expand(shape).reshape(-1)).reshape(shape)
+
+
 def _rrelu_with_noise(
     x: torch.Tensor,
     noise: torch.Tensor,
@@ -452,6 +473,7 @@ OWN_DECOMPOSITIONS: dict[object, Callable[..., object]] = {
     aten.roll.default: _roll,
     aten.slice_scatter.default: _slice_scatter,
     aten.scatter.src: _with_aten_strides(_scatter, follows_input=False),
+    aten.masked_scatter.default: _with_aten_strides(_masked_scatter, follows_input=False),
     aten.scatter.value: _with_aten_strides(_scatter, follows_input=False),
     aten.convolution.default: _convolution_in_aten_layout,
     aten.max_pool2d_with_indices.default: _with_aten_strides(
