@@ -7,7 +7,8 @@ partial rotary), GPT-J (interleaved rotary built with `stack`), GPT-NeoX and Fal
 and Llama's grouped-query relatives (Mistral, Qwen2, Gemma) reach lumir as graphs
 with no op it lacks: no fallback warning, logits as eager's. So do the encoders BERT,
 RoBERTa, DeBERTa-v2 and XLNet (`ENCODERS`) and T5 (an encoder-decoder with
-relative-position buckets). GPT-2 and GPT-NeoX decode with a growing KV cache as
+relative-position buckets), and GroupViT (`scatter`) and DETR (a floating floor
+division). GPT-2 and GPT-NeoX decode with a growing KV cache as
 eager does, each graph fused once.
 """
 
@@ -239,10 +240,19 @@ VISION = {
     "beit": lambda: transformers.BeitModel(
         transformers.BeitConfig(**_VISION, use_relative_position_bias=True)
     ),
+    "groupvit": lambda: transformers.GroupViTVisionModel(
+        transformers.GroupViTVisionConfig(
+            **{**_VISION, "num_hidden_layers": 2},
+            depths=[1, 1],
+            num_group_tokens=[8, 0],
+            num_output_groups=[8, 8],
+        )
+    ),
 }
 """Vision transformers: the patch embedding is a convolution whose stride is its kernel,
 which lumir decomposes into patches times a matrix (`_patch_convolution`). BEiT builds
-its relative-position index with `fill.Tensor`."""
+its relative-position index with `fill.Tensor`; GroupViT's hard softmax writes 1.0 at
+each argmax with `scatter`."""
 
 
 @torch.no_grad()
@@ -340,6 +350,26 @@ CONVOLUTIONAL = {
     "wav2vec2": (
         lambda: transformers.Wav2Vec2Model(transformers.Wav2Vec2Config(**_SPEECH)),
         _audio,
+    ),
+    "detr": (  # a ResNet backbone; its sine position embedding floor-divides a float range
+        lambda: transformers.DetrModel(
+            transformers.DetrConfig(
+                use_timm_backbone=False,
+                use_pretrained_backbone=False,
+                backbone_config=transformers.ResNetConfig(
+                    hidden_sizes=[8, 16], depths=[1, 1], embedding_size=8, out_features=["stage2"]
+                ),
+                d_model=32,
+                encoder_layers=1,
+                decoder_layers=1,
+                encoder_attention_heads=2,
+                decoder_attention_heads=2,
+                encoder_ffn_dim=64,
+                decoder_ffn_dim=64,
+                num_queries=8,
+            )
+        ),
+        _pixels,
     ),
 }
 """Models built of convolutions, pools and norms beyond the patch embedding: a ResNet
