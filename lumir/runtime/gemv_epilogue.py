@@ -29,6 +29,25 @@ D_ELEMENTS = {torch.bfloat16: "bf16", torch.float16: "f16", torch.float32: "f32"
 """The D types a generated group kernel writes, by their names in its text."""
 
 
+def describe_members(members: Sequence[GemvOperands]) -> tuple[EpilogueMember, ...]:
+    """What a generated group kernel's text says about each member (its C, its bias, its
+    D's type); a D of a type no such kernel writes is refused."""
+    for index, member in enumerate(members):
+        if member.d.dtype not in D_ELEMENTS:
+            raise GemvPlanError(f"member {index}: no group kernel writes a D of {member.d.dtype}")
+    return tuple(
+        EpilogueMember(member.reads_c, member.bias is not None, D_ELEMENTS[member.d.dtype])
+        for member in members
+    )
+
+
+def check_outputs(outputs: Sequence[torch.Tensor], m: int) -> None:
+    """An epilogue's results: m dense elements each, one per row."""
+    for index, output in enumerate(outputs):
+        if output.numel() != m or not output.is_contiguous():
+            raise GemvPlanError(f"output {index}: expected {m} dense elements")
+
+
 class GroupKernelPlan:
     """A GEMV group run as one launch of a generated Triton kernel (`GemvEpiloguePlan`,
     `lumir.runtime.gemv_prologue.GemvProloguePlan`): the plan interface over it."""
@@ -92,16 +111,8 @@ class GemvEpiloguePlan(GroupKernelPlan):
                 raise GemvPlanError(
                     f"member {index}: an epilogue's members read one vector and have one m"
                 )
-            if member.d.dtype not in D_ELEMENTS:
-                raise GemvPlanError(f"member {index}: no epilogue reads a D of {member.d.dtype}")
-        for index, output in enumerate(outputs):
-            if output.numel() != m or not output.is_contiguous():
-                raise GemvPlanError(f"output {index}: expected {m} dense elements")
-        described = tuple(
-            EpilogueMember(member.reads_c, member.bias is not None, D_ELEMENTS[member.d.dtype])
-            for member in self.members
-        )
-        text = generate_gemv_epilogue(body, described, list(sources))
+        check_outputs(outputs, m)
+        text = generate_gemv_epilogue(body, describe_members(self.members), list(sources))
         block_m, block_k, num_warps = launch_config(self.members)
         arguments: list[object] = [first.x, k, first.x.stride(0), m]
         for member in self.members:
@@ -112,4 +123,4 @@ class GemvEpiloguePlan(GroupKernelPlan):
         self._prepare(text, grid, arguments, (block_m, block_k, num_warps), pdl)
 
 
-__all__ = ["D_ELEMENTS", "GemvEpiloguePlan", "GroupKernelPlan"]
+__all__ = ["D_ELEMENTS", "GemvEpiloguePlan", "GroupKernelPlan", "check_outputs", "describe_members"]

@@ -26,9 +26,9 @@ import torch
 from xdsl.ir import Block
 
 from lumir.runtime.gemv import GemvOperands, GemvPlanError, launch_config
-from lumir.runtime.gemv_epilogue import D_ELEMENTS, GroupKernelPlan
+from lumir.runtime.gemv_epilogue import GroupKernelPlan, check_outputs, describe_members
 from lumir.runtime.pdl import NO_PDL, PdlMode
-from lumir.runtime.triton_codegen import EpilogueMember, generate_gemv_prologue
+from lumir.runtime.triton_codegen import generate_gemv_prologue
 
 
 class GemvProloguePlan(GroupKernelPlan):
@@ -60,12 +60,7 @@ class GemvProloguePlan(GroupKernelPlan):
         for index, member in enumerate(self.members):
             if member.a.shape[1] != k or member.x.data_ptr() != first.x.data_ptr():
                 raise GemvPlanError(f"member {index}: a prologue's members read one vector")
-            if member.d.dtype not in D_ELEMENTS:
-                raise GemvPlanError(f"member {index}: no GEMV writes a D of {member.d.dtype}")
-        described = tuple(
-            EpilogueMember(member.reads_c, member.bias is not None, D_ELEMENTS[member.d.dtype])
-            for member in self.members
-        )
+        described = describe_members(self.members)
         text = generate_gemv_prologue(prologue, described, epilogue, list(sources))
         arguments: list[object] = [*(tensor.reshape(-1) for tensor in inputs), k]
         if epilogue is None:
@@ -79,6 +74,7 @@ class GemvProloguePlan(GroupKernelPlan):
             m = first.a.shape[0]
             if any(member.a.shape[0] != m for member in self.members):
                 raise GemvPlanError("an epilogue's members have one m")
+            check_outputs(outputs, m)
             grid = -(-m // block_m)
             arguments.append(m)
             for member in self.members:
