@@ -573,6 +573,9 @@ class MatmulGroupOp(IRDLOperation):
             )
         if _members_lack_buffers(self.body.block.ops):
             return
+        steps = [step for step in (self.prologue(), self.epilogue()) if step is not None]
+        if any(len(step.body.blocks) != 1 for step in steps):
+            return  # the launch's own verifier says what is wrong with its region, located
         problems = matmul_group_problems(self.members())
         prologue = self.prologue()
         if prologue is not None:
