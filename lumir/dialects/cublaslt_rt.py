@@ -728,7 +728,9 @@ def gemv_epilogue_problems(group: MatmulGroupOp, epilogue: FusedLaunchOp) -> lis
     return problems
 
 
-def gemv_prologue_problems(group: MatmulGroupOp, prologue: FusedLaunchOp) -> list[str]:
+def gemv_prologue_problems(
+    group: MatmulGroupOp, prologue: FusedLaunchOp, epilogue: FusedLaunchOp | None = None
+) -> list[str]:
     """Why `prologue` cannot be the first step of the one kernel that runs `group` on CUDA
     (empty when it can).
 
@@ -743,7 +745,9 @@ def gemv_prologue_problems(group: MatmulGroupOp, prologue: FusedLaunchOp) -> lis
     bytes the prologue reads (its programs run at once). A reader after the group
     through another view of B's bytes is not seen, as for the epilogue's D (the pass
     runs before the buffer plan makes such views). `prologue` need not stand in the
-    group yet (the `gemv-prologue` pass asks before it moves the launch there).
+    group yet (the `gemv-prologue` pass asks before it moves the launch there). The
+    epilogue is the group's, or `epilogue` where given: a launch the `gemv-epilogue`
+    pass asks about before it moves it in after the members.
     """
     from lumir.dialects.hl.fused import body_problem
     from lumir.dialects.hl.row_program import row_program
@@ -805,7 +809,8 @@ def gemv_prologue_problems(group: MatmulGroupOp, prologue: FusedLaunchOp) -> lis
                     f"prologue: {_member_name(index, member)} reads its output as {role}; "
                     f"the group's kernel holds it in registers only, as the members' B"
                 )
-    epilogue = group.epilogue()
+    if epilogue is None:
+        epilogue = group.epilogue()
     if epilogue is not None and any(overlap(value, output) for value in epilogue.inputs):
         problems.append(
             "prologue: the epilogue reads its output, which the group's kernel does not write"

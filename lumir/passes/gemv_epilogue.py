@@ -11,10 +11,12 @@ CUDA (`lumir.runtime.gemv_epilogue`), the members and then the launch on the CPU
 For each group without an epilogue, in program order, the pass takes the one op that
 reads the members' D values (through views), when it is a `cublaslt_rt.fused_launch`
 that the group would verify with (`gemv_epilogue_problems`: an elementwise body, its
-inputs exactly the members' D, one m, nothing else reading a D), and it can run at the
-group instead of where it is: its operands exist there or are load-time ops that can
-move above the group, and no op in between writes bytes it reads, or reads or writes
-bytes it writes (views resolved; `lumir.passes.program_order`). The launch then moves
+inputs exactly the members' D, one m, nothing else reading a D; where gemv-prologue
+ran first, also `gemv_prologue_problems`: no output on bytes the prologue reads), and
+it can run at the group instead of where it is: its operands exist there or are
+load-time ops that can move above the group, and no op in between writes bytes it
+reads, or reads or writes bytes it writes (views resolved;
+`lumir.passes.program_order`). The launch then moves
 into the group, after its members. Nothing is decided by set or dict order or object
 ids; a group that has an epilogue is left alone, so a second run changes nothing.
 
@@ -37,6 +39,7 @@ from lumir.dialects.cublaslt_rt import (
     FusedLaunchOp,
     MatmulGroupOp,
     gemv_epilogue_problems,
+    gemv_prologue_problems,
     view_users,
 )
 from lumir.passes.program_order import ProgramOrder
@@ -87,6 +90,9 @@ def add_epilogues(func: FuncOp) -> int:
             continue
         found = _epilogue_of(state, group)
         if found is None or gemv_epilogue_problems(group, found[0]):
+            continue
+        prologue = group.prologue()  # where gemv-prologue ran first
+        if prologue is not None and gemv_prologue_problems(group, prologue, found[0]):
             continue
         launch, moved = found
         for definition in moved:
