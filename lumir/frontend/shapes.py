@@ -146,6 +146,11 @@ def pinned_symbols(
     multiplied by is pinned at 1: at its traced value, `s` would be solved by dividing
     a later call's size by it, and a token count of 39 has no `s` for `9 * s`. Any
     value is exact where the partition only reads the product, and 1 divides every one.
+
+    A size linear in none of its symbols (`(s * t + t - 1) // t`, the rows of an
+    `embedding_bag` of `[s, t]` indices after the eager bag) pins them the same way
+    where every expression reads them only through that whole size
+    (`_whole_size_pins`).
     """
     pinned: dict[sympy.Symbol, int] = {}
     solutions: dict[sympy.Symbol, sympy.Expr] = {}
@@ -160,19 +165,54 @@ def pinned_symbols(
         if not tangled:
             return pinned
         position, size = tangled[0]
-        solved, *others = sorted(size.free_symbols - bound, key=str)
+        unread = sorted(size.free_symbols - bound, key=str)
         hints = _hints(_shape_env(placeholders[position].meta.get("val")))
-        solution = _linear_solution(size, solved, sympy.Symbol(f"lumir_size_{len(solutions)}"))
-        if solution is None or any(symbol not in hints for symbol in others):
+        fresh = sympy.Symbol(f"lumir_size_{len(solutions)}")
+        solved, *others = unread
+        solution = _linear_solution(size, solved, fresh)
+        needs_hints = others if solution is not None else unread
+        if any(symbol not in hints for symbol in needs_hints):
             return pinned
         if collected is None:
             collected = list(expressions())
-        trial = {**solutions, solved: solution}
-        if any(_mentions(e.xreplace(trial), others) for e in collected):
-            return pinned
+        if solution is not None:
+            trial = {**solutions, solved: solution}
+            if any(_mentions(e.xreplace(trial), others) for e in collected):
+                return pinned
+            factors = sympy.Poly(size, solved).all_coeffs()[0].free_symbols
+            pinned.update(
+                (symbol, 1 if symbol in factors else int(hints[symbol])) for symbol in others
+            )
+        else:
+            # Not linear in any one symbol (a ceiling division of a product by one of its
+            # factors): the partition may still read the symbols only through this size.
+            trial = {**solutions, size: fresh}
+            if any(_mentions(e.xreplace(trial), unread) for e in collected):
+                return pinned
+            whole = _whole_size_pins(size, unread, hints)
+            if whole is None:
+                return pinned
+            pinned.update(whole)
         solutions = trial
-        factors = sympy.Poly(size, solved).all_coeffs()[0].free_symbols
-        pinned.update((symbol, 1 if symbol in factors else int(hints[symbol])) for symbol in others)
+
+
+def _whole_size_pins(
+    size: sympy.Expr, unread: Sequence[sympy.Symbol], hints: Mapping[sympy.Symbol, object]
+) -> dict[sympy.Symbol, int] | None:
+    """Pins for all but one of a size's unread symbols, for a partition that reads them
+    only through that size (not linear in any of them: `(s * t + t - 1) // t` rows,
+    an `arange(0, s * t, t)` of torch's `embedding_bag` offsets, after the eager bag).
+
+    Any values that give the size its value compute the same program. The others are
+    pinned at their traced values where that leaves the size `symbol + b`, so the one
+    symbol left is read off every size a call brings (a size with no integer solution
+    would leave the call unbound); None where no symbol does."""
+    for solved in unread:
+        others = {s: int(hints[s]) for s in unread if s != solved}
+        linear = _linear(size.xreplace({s: sympy.Integer(v) for s, v in others.items()}), solved)
+        if linear is not None and linear[0] == 1:
+            return others
+    return None
 
 
 def _linear_solution(

@@ -125,3 +125,48 @@ def test_a_factor_of_a_product_is_pinned_at_one_where_only_the_product_is_read()
 
     assert pinned_symbols([placeholder], lambda: [product, s.node.expr]) == {}
     assert pinned_symbols([placeholder], lambda: [product, t.node.expr + 1]) == {}
+
+
+@torch.no_grad()
+def test_a_partition_after_an_embedding_bag_of_a_2d_batch_compiles_once():
+    """`nn.EmbeddingBag` given `[batch, length]` indices traces its offsets as
+    `arange(0, batch * length, length)`, so the partition after the eager bag sees the
+    bags' count only as `(s * t + t - 1) // t`, linear in neither symbol. Every size of
+    the partition reads them through that whole size, so `t` is pinned at its traced
+    value (the size is then `s` itself); before, the partition failed to compile
+    ("depends on unbound symbols") and ran in eager."""
+    torch.manual_seed(0)
+    bag, w = torch.nn.EmbeddingBag(30, 8, mode="max"), torch.randn(8, 9)
+
+    def program(ids):
+        return (bag(ids) * 2 + 1).softmax(-1) @ w
+
+    torch._dynamo.reset()
+    stats.reset()
+    compiled = torch.compile(program, backend="lumir", dynamic=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for shape in ((3, 4), (5, 4), (2, 7), (6, 5), (4, 3)):
+            ids = torch.randint(0, 30, shape, generator=torch.Generator().manual_seed(shape[0]))
+            torch.testing.assert_close(compiled(ids), program(ids))
+    messages = [str(w.message) for w in caught if str(w.message).startswith("lumir")]
+    assert not any("failed" in m for m in messages), messages
+    after = stats.GRAPHS[-1].partitions[-1]
+    assert after.fuse_runs == 1 and after.fused["matmuls"] == 1
+
+
+def test_a_size_linear_in_no_symbol_is_pinned_only_where_read_whole():
+    s, t = _sizes(ShapeEnv(), 3, 4)
+    bags = ((s * t + t - 1) // t).node.expr
+    placeholder = _placeholder_with_rows((s * t + t - 1) // t)
+    first, second = sorted(bags.free_symbols, key=str)
+    hint = {s.node.expr: 3, t.node.expr: 4}[second]
+
+    pinned = pinned_symbols([placeholder], lambda: [bags, 8 * bags + 1])
+    assert pinned == {second: hint}
+    sites = symbol_sites([placeholder], pinned)
+    assert [site[:3] for site in sites] == [(0, 0, first)]
+    assert hint_bindings([placeholder], sites) == {first: 3}
+
+    assert pinned_symbols([placeholder], lambda: [bags, s.node.expr]) == {}
+    assert pinned_symbols([placeholder], lambda: [bags, t.node.expr * 2]) == {}
