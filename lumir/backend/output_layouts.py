@@ -17,7 +17,9 @@ that share a traced storage gets one fresh storage per call, just long enough fo
 windows they cover (so storage offsets count from the group's first element, not from
 eager's base), each output is a tensor on it at its traced size and stride (made with
 `set_`, not as an autograd view, so that it takes in-place updates with gradients on,
-as eager's base does), and the program's result is copied into the window. A window
+as eager's base does; all with one version counter, as eager's views of one base
+have, so that a backward that saved one of them sees an update through another), and
+the program's result is copied into the window. A window
 that repeats elements (an `expand`, stride 0) is written through its first index along
 those dimensions. A window whose elements overlap in another way (an `unfold`) cannot
 be written by a copy; it stays a plain copy, as before.
@@ -74,12 +76,18 @@ class StorageGroup:
         """(position, output) for each window, with the results copied in."""
         storage = torch.empty(self.extent, dtype=self.dtype, device=device).untyped_storage()
         placed = []
+        first: torch.Tensor | None = None
         for window in self.windows:
             # A tensor on the storage, not an autograd view of another tensor: with
-            # gradients on, an output that is a view cannot be updated in place.
-            view = torch.empty(0, dtype=self.dtype, device=device).set_(
-                storage, window.offset, window.size, window.stride
+            # gradients on, an output that is a view cannot be updated in place. The
+            # others are `detach`es of the first, set to their window: they share its
+            # version counter, as eager's views of one base do, so that an update
+            # through one is seen by a backward that saved another.
+            blank = (
+                torch.empty(0, dtype=self.dtype, device=device) if first is None else first.detach()
             )
+            view = blank.set_(storage, window.offset, window.size, window.stride)
+            first = view if first is None else first
             source = results[window.result]
             if window.written is None:
                 view.copy_(source)

@@ -180,6 +180,33 @@ def test_placed_outputs_take_in_place_updates_with_gradients_on():
     torch.testing.assert_close(gradients[1], gradients[0])
 
 
+SAVED_FOR_BACKWARD = {
+    "exp": lambda x: x.exp(),
+    "sigmoid_of_a_product": lambda x: torch.sigmoid(x @ x.t()),
+    "softmax_and_a_row": lambda x: (lambda p: (p, p[1]))((x * 3).softmax(-1)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SAVED_FOR_BACKWARD))
+def test_an_output_the_backward_saves_is_versioned_with_it(name):
+    """With gradients on, the forward graph returns an output the backward also saves
+    (`exp`'s result) as two outputs of one storage. Placed as two tensors of their own,
+    they had two version counters: updating the caller's output in place went unseen,
+    and the backward read the updated values (a wrong gradient, silently) where eager
+    raises. One version counter per placed storage makes the update the error it is in
+    eager. (An output that is a view of a saved one, `x.exp().t()`, aot_autograd
+    returns through `_unsafe_view`, a version counter of its own: `aot_eager` misses
+    that update too.)"""
+    fn = SAVED_FOR_BACKWARD[name]
+    for run in (fn, torch.compile(fn, backend="lumir")):
+        torch._dynamo.reset()
+        x = torch.randn(4, 4, requires_grad=True)
+        outputs = _as_tuple(run(x))
+        outputs[0].add_(1)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            sum(o.sum() for o in outputs).backward()
+
+
 INPUT_VIEWS = {
     "flatten_then_row": lambda x: x.flatten(1, 2)[2],
     "row": lambda x: x[1],
