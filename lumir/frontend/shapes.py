@@ -308,7 +308,7 @@ def site_symbol_value(site: SymbolSite, size: int, bindings: Bindings | None = N
     def at(value: int) -> int:
         return int(_substitute(expr, {symbol: value}, "size"))
 
-    low, high = 0, _LARGEST_SIZE
+    low, high = _smallest_defined(at), _LARGEST_SIZE
     while low < high:
         middle = (low + high) // 2
         if at(middle) < size:
@@ -318,6 +318,16 @@ def site_symbol_value(site: SymbolSite, size: int, bindings: Bindings | None = N
     if at(low) != size:
         raise UnboundSymbolError(f"size {size} is not {expr} for any integer {symbol}")
     return low
+
+
+def _smallest_defined(at: Callable[[int], int]) -> int:
+    """Where a search for a symbol's value starts: 0, or 1 for a symbol that a size
+    divides by (`(s * t + t - 1) // t` rows solved for `t`), which no call gives 0."""
+    try:
+        at(0)
+    except ZeroDivisionError:
+        return 1
+    return 0
 
 
 def site_size(site: SymbolSite, bindings: Bindings) -> int:

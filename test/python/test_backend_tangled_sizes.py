@@ -20,7 +20,7 @@ from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.fx.experimental.symbolic_shapes import ShapeEnv
 
 from lumir.backend import stats
-from lumir.frontend.shapes import hint_bindings, pinned_symbols, symbol_sites
+from lumir.frontend.shapes import hint_bindings, pinned_symbols, site_symbol_value, symbol_sites
 
 
 @torch.no_grad()
@@ -170,3 +170,32 @@ def test_a_size_linear_in_no_symbol_is_pinned_only_where_read_whole():
 
     assert pinned_symbols([placeholder], lambda: [bags, s.node.expr]) == {}
     assert pinned_symbols([placeholder], lambda: [bags, t.node.expr * 2]) == {}
+
+
+@torch.no_grad()
+def test_a_symbol_a_size_divides_by_is_solved_from_that_size():
+    """With the batch read off another input, the bags' length `t` is solved from the
+    bag rows `(s * t + t - 1) // t` by search, which started at `t = 0` and divided by
+    zero: the partition failed to compile ("ZeroDivisionError") and ran in eager."""
+    torch.manual_seed(0)
+    bag = torch.nn.EmbeddingBag(30, 8, mode="max")
+
+    def program(ids, scale):
+        return (bag(ids) * scale[:, None]).softmax(-1)
+
+    torch._dynamo.reset()
+    stats.reset()
+    compiled = torch.compile(program, backend="lumir", dynamic=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for shape in ((3, 4), (5, 4), (2, 7)):
+            generator = torch.Generator().manual_seed(shape[0])
+            ids, scale = torch.randint(0, 30, shape, generator=generator), torch.randn(shape[0])
+            torch.testing.assert_close(compiled(ids, scale), program(ids, scale))
+    messages = [str(w.message) for w in caught if str(w.message).startswith("lumir")]
+    assert not any("failed" in m for m in messages), messages
+
+    s, t = _sizes(ShapeEnv(), 3, 4)
+    rows = ((s * t + t - 1) // t).node.expr
+    site = (0, 0, t.node.expr, rows)
+    assert site_symbol_value(site, 5, {s.node.expr: 5}) == 1
