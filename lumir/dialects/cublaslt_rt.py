@@ -663,6 +663,71 @@ def view_users(value: SSAValue) -> list[Operation]:
     return found
 
 
+def outside_reader(
+    group: MatmulGroupOp,
+    scratch: SSAValue,
+    steps: Sequence[FusedLaunchOp],
+    written: Sequence[SSAValue],
+) -> Operation | None:
+    """An op outside `group` that reads `scratch`, a buffer the group's one CUDA kernel
+    leaves unwritten (the prologue's output; with an epilogue, the members' D), or None.
+
+    Two kinds count. An op anywhere that uses `scratch` itself or a view of it
+    (`view_users`; before the group too). And an op after the group, in its block, that
+    reads bytes of `scratch` through another view of its buffer (a sibling view at the
+    same bytes, the buffer it views, as the buffer plan makes them) before an op writes
+    them again: program order, with the effects the passes see
+    (`lumir.passes.program_order.access`: an op they do not know, `func.return`
+    included, reads all its operands) and views resolved to their bytes. A later op that
+    writes the bytes first (the buffer plan's next tenant) ends the check there; so do
+    `written`, bytes the group itself writes on CUDA (the epilogue's outputs, which the
+    buffer plan may place over a D). `steps` are the group's prologue and epilogue,
+    which need not stand in it yet (a pass asks before it moves one in): not outside.
+    """
+    from lumir.passes.program_order import access
+
+    for user in view_users(scratch):
+        if not group.is_ancestor(user) and user not in steps:
+            return user
+    root, start, end = byte_range(scratch)
+    stale = _without([(start, end)], root, written)
+    op = group.next_op
+    while op is not None and stale:
+        if op not in steps:
+            effects = access(op)
+            reads = effects.reads
+            if effects.everything:
+                reads = tuple(v for inner in op.walk() for v in inner.operands)
+            if any(_meets(stale, root, value) for value in reads):
+                return op
+            stale = _without(stale, root, effects.writes)
+        op = op.next_op
+    return None
+
+
+def _meets(ranges: Sequence[tuple[int, int]], root: SSAValue, value: SSAValue) -> bool:
+    """Whether the buffer `value` shares a byte with `ranges` of the buffer `root`."""
+    if not isinstance(value.type, MemRefType):
+        return False
+    found, start, end = byte_range(value)
+    return found is root and any(first < end and start < last for first, last in ranges)
+
+
+def _without(
+    ranges: Sequence[tuple[int, int]], root: SSAValue, values: Sequence[SSAValue]
+) -> list[tuple[int, int]]:
+    """`ranges` of the buffer `root` less the bytes of `values` that lie in it."""
+    left = list(ranges)
+    for value in values:
+        found, start, end = byte_range(value)
+        if found is not root:
+            continue
+        pieces = [(first, min(last, start)) for first, last in left]
+        pieces += [(max(first, end), last) for first, last in left]
+        left = [(first, last) for first, last in pieces if first < last]
+    return left
+
+
 def epilogue_sources(group: MatmulGroupOp, epilogue: FusedLaunchOp) -> list[int | None]:
     """For each input of `epilogue`, the index of the member of `group` whose D it is (the
     same bytes, views resolved), None where it is none (which the verifier refuses)."""
@@ -680,7 +745,8 @@ def gemv_epilogue_problems(group: MatmulGroupOp, epilogue: FusedLaunchOp) -> lis
     member must have the same m, each input must be exactly a member's D (the same
     bytes, m elements of D's type), each output m elements, and every member's D must
     be read: the kernel never writes the members' D buffers, so nothing outside the
-    group may read them (views aside). `epilogue` need not stand in the group yet (the
+    group may read them, through any view of their bytes (`outside_reader`; bytes the
+    epilogue writes are written). `epilogue` need not stand in the group yet (the
     `gemv-epilogue` pass asks before it moves the launch there).
     """
     from lumir.dialects.hl.row_program import is_elementwise
@@ -715,14 +781,10 @@ def gemv_epilogue_problems(group: MatmulGroupOp, epilogue: FusedLaunchOp) -> lis
     for index, member in enumerate(members):
         if not read[index]:
             problems.append(f"epilogue: it reads no D of {_member_name(index, member)}")
-        outside = [
-            user
-            for user in view_users(member.d)
-            if not group.is_ancestor(user) and user is not epilogue
-        ]
-        if outside:
+        outside = outside_reader(group, member.d, [epilogue], epilogue.outputs)
+        if outside is not None:
             problems.append(
-                f"epilogue: {outside[0].name} outside the group reads the D of "
+                f"epilogue: {outside.name} outside the group reads the D of "
                 f"{_member_name(index, member)}, which the group's kernel does not write"
             )
     return problems
@@ -741,13 +803,12 @@ def gemv_prologue_problems(
     bytes, k elements of B's type, read with step 1); every member must sum the row as
     one block (`gemv_config`'s BLOCK_K at least k); nothing may read B but the members,
     as their B (the kernel never writes its buffer: not a member as its A, C or bias,
-    not the epilogue, nothing outside the group); and no step of the group may write
-    bytes the prologue reads (its programs run at once). A reader after the group
-    through another view of B's bytes is not seen, as for the epilogue's D (the pass
-    runs before the buffer plan makes such views). `prologue` need not stand in the
-    group yet (the `gemv-prologue` pass asks before it moves the launch there). The
-    epilogue is the group's, or `epilogue` where given: a launch the `gemv-epilogue`
-    pass asks about before it moves it in after the members.
+    not the epilogue, nothing outside the group, through any view of B's bytes:
+    `outside_reader`); and no step of the group may write bytes the prologue reads (its
+    programs run at once). `prologue` need not stand in the group yet (the
+    `gemv-prologue` pass asks before it moves the launch there). The epilogue is the
+    group's, or `epilogue` where given: a launch the `gemv-epilogue` pass asks about
+    before it moves it in after the members.
     """
     from lumir.dialects.hl.fused import body_problem
     from lumir.dialects.hl.row_program import row_program
@@ -795,11 +856,14 @@ def gemv_prologue_problems(
                 f"prologue: {_member_name(index, member)} sums its row in blocks of "
                 f"{block_k} columns; a prologue needs the whole row ({k}) in one"
             )
-    outside = [user for user in view_users(output) if not group.is_ancestor(user)]
-    outside = [user for user in outside if user is not prologue]
-    if outside:
+    if epilogue is None:
+        epilogue = group.epilogue()
+    steps = [prologue] if epilogue is None else [prologue, epilogue]
+    written = [] if epilogue is None else epilogue.outputs
+    outside = outside_reader(group, output, steps, written)
+    if outside is not None:
         problems.append(
-            f"prologue: {outside[0].name} outside the group reads its output, which the "
+            f"prologue: {outside.name} outside the group reads its output, which the "
             f"group's kernel does not write"
         )
     for index, member in enumerate(members):
@@ -809,8 +873,6 @@ def gemv_prologue_problems(
                     f"prologue: {_member_name(index, member)} reads its output as {role}; "
                     f"the group's kernel holds it in registers only, as the members' B"
                 )
-    if epilogue is None:
-        epilogue = group.epilogue()
     if epilogue is not None and any(overlap(value, output) for value in epilogue.inputs):
         problems.append(
             "prologue: the epilogue reads its output, which the group's kernel does not write"
