@@ -5,8 +5,8 @@ Under value semantics a view is its data rearranged: `view`/`_unsafe_view`/`unsq
 `hl.transpose` (hl-to-cublaslt folds a last-two-dims transpose into `transa`/`transb`),
 `expand` is `hl.expand`, `slice` is `hl.slice` with bounds normalised into the dimension
 (so a specialisation for a new length carries its own bounds), and `select` a slice then
-a reshape that drops the dimension. `split`, `split_with_sizes` and `unbind` are the
-same slices, one per `getitem` of their result.
+a reshape that drops the dimension. `split`, `split_with_sizes` (and their `unsafe_`
+forms) and `unbind` are the same slices, one per `getitem` of their result.
 """
 
 from __future__ import annotations
@@ -107,10 +107,16 @@ SPLITS: frozenset[object] = frozenset(
     {
         torch.ops.aten.split.Tensor,
         torch.ops.aten.split_with_sizes.default,
+        torch.ops.aten.unsafe_split.Tensor,
+        torch.ops.aten.unsafe_split_with_sizes.default,
         torch.ops.aten.unbind.int,
     }
 )
-"""Multi-output view ops: the node itself emits nothing, each `getitem` of it a slice."""
+"""Multi-output view ops: the node itself emits nothing, each `getitem` of it a slice.
+The `unsafe_` splits (`LSTMCell` and `GRUCell` cut their gates with `unsafe_chunk`)
+are the same pieces; they differ only in what autograd tracks."""
+
+_EVEN_SPLITS = (torch.ops.aten.split.Tensor, torch.ops.aten.unsafe_split.Tensor)
 
 
 def convert_split(cx: ImportContext, node: fx.Node) -> None:
@@ -131,7 +137,7 @@ def split_piece(cx: ImportContext, split: fx.Node, index: int, piece: fx.Node) -
     size = x.type.get_shape()[dim]
     if split.target is torch.ops.aten.unbind.int:
         return _select(cx, x, dim, index, piece)
-    if split.target is torch.ops.aten.split.Tensor:
+    if split.target in _EVEN_SPLITS:
         width = cx.integer(split.args[1])
         start = index * width
         end = min(start + width, size)

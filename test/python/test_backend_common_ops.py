@@ -6,7 +6,8 @@ decomposition: torch's counts in uint8, which lumir does not import), `isinf`,
 lacks), `&` of an integer tensor or a mask and a number (`bitwise_and.Scalar`),
 `^` of two masks (`bitwise_xor` of bools, imported as a logical xor) and `^`, `|` and
 `&` of a mask and a bool on either side (`bitwise_xor.Scalar`, `bitwise_or.Scalar_Tensor`,
-...). Each compiles with
+...), and `unsafe_split` / `unsafe_chunk` / `unsafe_split_with_sizes` (`nn.LSTMCell`'s
+gates; lumir.frontend.views.SPLITS). Each compiles with
 no fallback warning, statically and with `dynamic=True` at two sizes, and gives eager's
 values, dtype and strides."""
 
@@ -31,6 +32,14 @@ def _mask(x: torch.Tensor) -> torch.Tensor:
 
 def _with_infinities(x: torch.Tensor) -> torch.Tensor:
     return torch.where(x > 1, float("inf"), torch.where(x < -1, float("-inf"), x))
+
+
+def _lstm_cell(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """`nn.LSTMCell`'s op (its gates cut with `unsafe_chunk`): a step over x's first row,
+    with weights fixed by a seed and the state taken from the next."""
+    weights = torch.randn(4, 16, 8, generator=torch.Generator().manual_seed(3)).to(x.dtype)
+    state = (x[:, 1, :4], x[:, 2, 4:])
+    return torch.lstm_cell(x[:, 0], state, weights[0], weights[1, :, :4], weights[2, :, 0], None)
 
 
 CASES = {
@@ -68,6 +77,10 @@ CASES = {
     "round-decimals-2": lambda x: torch.round(x + 1, decimals=2),
     "round-decimals-negative": lambda x: torch.round(x * 300, decimals=-1),
     "pairwise_distance": lambda x: torch.nn.functional.pairwise_distance(x * 2, x + 1),
+    "unsafe_chunk": lambda x: tuple(p * 2 for p in torch.unsafe_chunk(x + 1, 4, -1)),
+    "unsafe_split": lambda x: torch.unsafe_split(x * 3, 4, 1)[0] + 1,
+    "unsafe_split_with_sizes": lambda x: torch.unsafe_split_with_sizes(x - 1, [1, 5, 2], -1)[1],
+    "lstm_cell": lambda x: _lstm_cell(x),
 }
 """Each case reads one [batch, rows, columns] input (lumir computes something around
 the op, so the graph is not eager's alone)."""
@@ -89,7 +102,7 @@ def _check(result: object, expected: object, dtype: torch.dtype, name: str) -> N
     assert (result.dtype, result.shape) == (expected.dtype, expected.shape)
     assert result.stride() == expected.stride(), name
     tolerance = 0.0
-    if name == "pairwise_distance":  # a reduction summed in another order
+    if name in ("pairwise_distance", "lstm_cell"):  # products and sums in another order
         tolerance = 1e-5 if dtype == torch.float32 else 1e-2
     torch.testing.assert_close(result, expected, atol=tolerance, rtol=tolerance)
 
