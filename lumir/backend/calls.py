@@ -94,6 +94,9 @@ class CallPlan:
         self.program = program
         self.calls = 0
         """Calls served; a partition reads it when the plan goes stale."""
+        self.updated_arguments = tuple(sorted(set((in_place or {}).values())))
+        """The call arguments the program writes in place: a run that fails may already
+        have updated them, so the partition must not run the call again in eager."""
         sources = imported.arguments
         bound = [i for i in range(len(sources)) if i in program.static]
         copied = [i for i in range(len(sources)) if i not in program.static]

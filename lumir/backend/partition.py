@@ -63,6 +63,11 @@ class LumirRuntimeFallbackWarning(UserWarning):
     """A compiled partition could not run at some new sizes; those run in eager."""
 
 
+class LumirRuntimeError(RuntimeError):
+    """A compiled partition failed after it may have written an argument in place: the
+    call cannot be run again in eager without applying that update twice."""
+
+
 MAX_TEMPLATES = 2
 """Fused templates kept per partition: the first, and one for a length (often 1) whose
 preparation differs in structure."""
@@ -187,10 +192,11 @@ class CompiledPartition(torch.nn.Module):
         key = self.size_key(args)
         entry = self.cache.get(key)
         if entry is not None and entry.plan is not None:
+            plan = entry.plan
             try:
-                result = entry.plan(args)
+                result = plan(args)
             except Exception as error:  # a lumir failure must never cost the user their model
-                return self._fall_back(key, args, error)
+                return self._fall_back(key, args, error, plan.updated_arguments)
             if result is not STALE:
                 return result
         return self._slow_call(key, args)
@@ -209,20 +215,34 @@ class CompiledPartition(torch.nn.Module):
                     entry = self.compile(self._bindings(key))
                 else:
                     self.cache.move_to_end(key)
-                entry.plan = self._plan(entry, args)
-                result = entry.plan(args)
-                assert result is not STALE, "a plan made for these arguments accepts them"
-                return result
+                plan = entry.plan = self._plan(entry, args)
             except Exception as error:  # a lumir failure must never cost the user their model
                 return self._fall_back(key, args, error)
+            try:
+                result = plan(args)
+            except Exception as error:  # a lumir failure must never cost the user their model
+                return self._fall_back(key, args, error, plan.updated_arguments)
+            assert result is not STALE, "a plan made for these arguments accepts them"
+            return result
 
     def _fall_back(
-        self, key: tuple[object, ...], args: Sequence[object], error: Exception
+        self,
+        key: tuple[object, ...],
+        args: Sequence[object],
+        error: Exception,
+        updated: Sequence[int] = (),
     ) -> object:
         """Run these sizes in eager from now on, with a warning, when eager can run the
         call lumir failed on. When eager fails on it too, the call's arguments are at
         fault (an embedding index out of range), not lumir: eager's error is raised, as
-        without lumir, and the sizes stay compiled for the next call."""
+        without lumir, and the sizes stay compiled for the next call.
+
+        `updated`: the arguments the failed run writes in place (lumir.backend.in_place).
+        It may have written them before failing, so eager's result (computed from them,
+        and written back into them by torch) would apply the update twice: a counter
+        one ahead of eager's from then on. Then this call raises `LumirRuntimeError`
+        instead of returning that result; the sizes still run in eager from the next
+        call. (The graph itself is functional: running it writes nothing.)"""
         try:
             result = self.graph_module(*args)
         except Exception as eager_error:  # the caller's error, shown without lumir's
@@ -233,6 +253,14 @@ class CompiledPartition(torch.nn.Module):
             if entry is not None and entry.program is not None:
                 entry.program.close()
         sizes = dict(symbol_names(self._bindings(key)))
+        if updated:
+            names = ", ".join(_described(self.placeholders[i].name, args[i]) for i in updated)
+            raise LumirRuntimeError(
+                f"lumir {self.stats.label}: failed at sizes {sizes} after it may have "
+                f"updated {names} in place, so the call is not run again in eager (that "
+                "would apply the update twice); these sizes run in eager from the next "
+                f"call: {type(error).__name__}: {str(error).splitlines()[0]}"
+            ) from None
         warnings.warn(
             f"lumir {self.stats.label}: failed at sizes {sizes} and runs in eager "
             f"there: {type(error).__name__}: {str(error).splitlines()[0]}",
@@ -344,6 +372,13 @@ def _size(size: object, bindings: Bindings) -> object:
     if isinstance(size, torch.SymInt | int):
         return evaluate(size, bindings)
     return size
+
+
+def _described(name: str, value: object) -> str:
+    """A graph argument as a diagnostic names it: its node name, dtype and shape."""
+    if isinstance(value, torch.Tensor):
+        return f"{name} ({str(value.dtype).removeprefix('torch.')} {list(value.shape)})"
+    return name
 
 
 def _output_node(graph_module: fx.GraphModule) -> fx.Node:

@@ -305,3 +305,55 @@ def test_an_input_eager_refuses_raises_eagers_error_and_keeps_lumir_on(monkeypat
         torch.testing.assert_close(compiled(good), model(good))
     assert not [w for w in caught if issubclass(w.category, LumirRuntimeFallbackWarning)]
     assert len(runs) == before + 1, "the good call after the bad one did not run lumir's program"
+
+
+class CountingLinear(torch.nn.Module):
+    """A linear layer that counts its calls in a buffer (`n.add_(1)`, bound by address
+    and written in place by the program, lumir.backend.in_place)."""
+
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(8, 8)
+        self.register_buffer("n", torch.zeros((), dtype=torch.int64))
+
+    def forward(self, x):
+        self.n.add_(1)
+        return self.linear(x) * self.n
+
+
+def test_a_failure_after_an_in_place_update_is_not_run_again_in_eager(monkeypatch):
+    """A program that fails after its launches wrote an argument in place (here: every
+    launch ran, then the call failed, as an allocation of a fresh output can) must not
+    fall back by running the graph in eager: eager would read the already updated
+    counter and torch would write back a second increment (before: the count ran one
+    ahead of eager's from then on, silently). The call raises a diagnostic naming the
+    update; the sizes run in eager from the next call, which counts as eager does."""
+    from lumir.runtime.program import Program
+
+    torch.manual_seed(0)
+    eager = CountingLinear()
+    model = CountingLinear()
+    model.load_state_dict(eager.state_dict())
+    torch._dynamo.reset()
+    compiled = torch.compile(model, backend="lumir")
+    x = torch.randn(2, 8)
+    with torch.no_grad():
+        torch.testing.assert_close(compiled(x), eager(x))
+    real_execute = Program._execute
+
+    def fail_after_the_launches(program):
+        real_execute(program)
+        raise RuntimeError("out of memory (simulated)")
+
+    monkeypatch.setattr(Program, "_execute", fail_after_the_launches)
+    with torch.no_grad():
+        eager(x)
+        with pytest.raises(RuntimeError, match="in place") as raised:
+            compiled(x)
+        assert "out of memory (simulated)" in str(raised.value)
+        assert model.n.item() == eager.n.item()
+        monkeypatch.setattr(Program, "_execute", real_execute)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", LumirRuntimeFallbackWarning)
+            torch.testing.assert_close(compiled(x), eager(x))
+    assert model.n.item() == eager.n.item() == 3
