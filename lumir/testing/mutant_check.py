@@ -12,7 +12,9 @@ and given to the tools' own `main()`, in a worker process, as a person would run
    (lumir-pipeline, CPU, seeded inputs, compared with the unfused reference) for
    `hl`/`cublaslt` IR; a `cublaslt_rt` program is loaded and run on the CPU executor
    on inputs made from its own signature, as `lumir-run --reference` runs a lowered
-   program.
+   program; where a `cublaslt_rt.matmul_group` has a prologue or an epilogue, a second
+   time with the bytes its CUDA kernel leaves unwritten poisoned after it
+   (`lumir.testing.scratch_check`), which must not change a result.
 
 Each step gets a verdict:
 
@@ -21,7 +23,8 @@ Each step gets a verdict:
   whole-file errors of `WHOLE_FILE_ERRORS`) and no internal error text;
 - bug: a traceback (an exception out of `main`), internal error text
   (`INTERNAL_MARKERS`), only unlocated errors, exit 0 with output that does not read
-  back, a mismatch against the reference, a hang (`STEP_SECONDS`), or a dead worker.
+  back, a mismatch against the reference, a result the poisoned bytes change
+  (`SCRATCH_READ`), a hang (`STEP_SECONDS`), or a dead worker.
 
 A mutant's verdict is its worst step's. Everything here depends only on the mutant's
 text, so a run is reproducible from its seed.
@@ -81,6 +84,12 @@ INTERNAL_MARKERS = (
     "NoneType",
 )
 """Text in an error that says lumir, not the input, went wrong."""
+
+
+SCRATCH_READ = "reads bytes a matmul_group's CUDA kernel leaves unwritten"
+"""What a lowered mutant's run prints when its results change with the bytes that a
+group with a prologue or an epilogue does not write on CUDA poisoned
+(`lumir.testing.scratch_check`): the verifier accepted a program CUDA runs otherwise."""
 
 
 class Verdict(StrEnum):
@@ -273,6 +282,7 @@ def _run_lowered(argv: list[str]) -> int:
     from lumir.runtime.buffers import UnsupportedTypeError
     from lumir.runtime.interpreter import find_function
     from lumir.runtime.limits import check_function_sizes
+    from lumir.testing.scratch_check import first_difference, has_group_kernels, poisoned_scratch
     from lumir.tools import lumir_run
     from lumir.tools.driver import build_pipeline, compile_chunk, read_input, split_chunks
 
@@ -291,7 +301,14 @@ def _run_lowered(argv: list[str]) -> int:
             inputs = lumir_run.random_inputs(func, 0)
         except UnsupportedTypeError as error:
             raise lumir_run.ChunkFailed([op_diagnostic(func, str(error))]) from None
-        lumir_run.run_program(module, func.sym_name.data, inputs, options)
+        results = lumir_run.run_program(module, func.sym_name.data, inputs, options)
+        if has_group_kernels(module):
+            with poisoned_scratch():
+                again = lumir_run.run_program(module, func.sym_name.data, inputs, options)
+            index = first_difference(results, again)
+            if index is not None:
+                print(f"lumir-run: result {index} {SCRATCH_READ}", file=sys.stderr)
+                return 1
     except (lumir_run.ChunkFailed, LumirDiagnosticError) as failed:
         for diagnostic in failed.diagnostics:
             prefix = "lumir-run: " if diagnostic.location is None else ""
@@ -307,6 +324,9 @@ def _lowered_step(path: Path, text: str) -> Step:
     shown = (MUTANT_NAME, "--reference", "<its original>", *flags)
     if run.exit == "0":
         return Step("lumir-run", shown, run.exit, Verdict.OK)
+    if SCRATCH_READ in run.stderr:
+        reason = f"wrong result on CUDA: {_last_line(run.stderr)}"
+        return Step("lumir-run", shown, run.exit, Verdict.BUG, reason)
     verdict, reason = judge_failure(run, str(path))
     return Step("lumir-run", shown, run.exit, verdict, reason)
 

@@ -15,7 +15,7 @@ import pytest
 
 from lumir.testing import mutant_check
 from lumir.testing.mutant_check import Verdict, _Run, check_mutant, judge_failure, run_many
-from lumir.testing.mutants import Mutant, load_corpus, mutant
+from lumir.testing.mutants import Invocation, Mutant, load_corpus, mutant
 
 SEED = 0
 INDICES = range(500, 800)
@@ -126,3 +126,43 @@ def test_a_hang_is_a_bug(corpus, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     case = Mutant(0, seed_chunk, (), seed_chunk.text, seed_chunk.invocations[0])
     result = check_mutant(case, tmp_path)
     assert result.verdict == Verdict.BUG and result.reason.startswith("hang")
+
+
+@pytest.mark.parametrize(
+    ("path", "chunk"),
+    [
+        ("cublaslt_rt/matmul-group-aliased-readers-invalid.mlir", 0),  # the prologue's B
+        ("cublaslt_rt/matmul-group-aliased-readers-invalid.mlir", 3),  # an epilogue's D
+    ],
+)
+def test_a_program_that_reads_what_a_group_kernel_leaves_unwritten_is_a_bug(
+    corpus, path: str, chunk: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A lowered mutant with a matmul_group that has a prologue or an epilogue runs a
+    second time with the bytes the group's CUDA kernel does not write poisoned: were the
+    verifier to accept a later reader of them (here its check is switched off, as it
+    was for readers through a sibling view before fb0e95f), the CPU run alone is fine
+    and only the second run shows the wrong result."""
+    from lumir.dialects import cublaslt_rt
+
+    seed_chunk = next(c for c in corpus.chunks if c.path == path and c.chunk == chunk)
+    case = Mutant(0, seed_chunk, (), seed_chunk.text, Invocation())
+    assert check_mutant(case, tmp_path).verdict == Verdict.DIAGNOSTIC
+
+    monkeypatch.setattr(cublaslt_rt, "outside_reader", lambda *args: None)
+    result = check_mutant(case, tmp_path)
+    assert result.verdict == Verdict.BUG, result
+    assert result.reason.startswith("wrong result on CUDA:") and "unwritten" in result.reason
+
+
+def test_a_group_kernel_program_that_reads_only_what_it_writes_is_ok(
+    corpus, tmp_path: Path
+) -> None:
+    """The valid neighbours (a later tenant of the bytes, the epilogue's output over gate)
+    change nothing when the unwritten bytes are poisoned."""
+    chunks = [c for c in corpus.chunks if c.path == "cublaslt_rt/matmul-group-aliased-readers.mlir"]
+    assert len(chunks) == 3
+    for seed_chunk in chunks:
+        case = Mutant(0, seed_chunk, (), seed_chunk.text, Invocation())
+        result = check_mutant(case, tmp_path)
+        assert result.verdict == Verdict.OK and len(result.steps) == 2, result
