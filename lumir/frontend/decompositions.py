@@ -6,11 +6,11 @@ reductions and elementwise ops (through the `prims` torch writes them with:
 lumir.frontend.prims), `masked_fill` becomes `where`, the `*_like` / `new_*`
 constructors and `zero` (a functional `zero_`: Swin V2 zeroes a third of its qkv bias)
 become `full`, `stack` and `repeat` become the views and `cat` they are made of,
-`clamp` and the hard activations become `where` over comparisons that keep a NaN
-(`isnan`), softplus, ELU (SELU is one) and mish become `log1p`/`expm1` under a
-`where`, `log_softmax`, `logsumexp` and vector norms become reductions, whole-tensor
-`sum`/`mean` reduce over every dimension (`tril`/`triu` are imported, not decomposed:
-lumir.frontend.generators.triangle), `nan_to_num` a `where` over
+`clamp`, the hard activations and `_prelu_kernel` (`nn.PReLU`) become `where` over
+comparisons that keep a NaN (`isnan`), softplus, ELU (SELU is one) and mish become
+`log1p`/`expm1` under a `where`, `log_softmax`, `logsumexp` and vector norms become
+reductions, whole-tensor `sum`/`mean` reduce over every dimension (`tril`/`triu` are
+imported, not decomposed: lumir.frontend.generators.triangle), `nan_to_num` a `where` over
 `isnan`/`isposinf`/`isneginf`, `rot90` a flip and a transpose, and the losses
 (`nll_loss`, so `cross_entropy`; MSE, smooth L1, Huber, binary cross-entropy with or
 without logits, `logsigmoid`) the gathers, reductions and elementwise ops they are
@@ -111,6 +111,7 @@ DECOMPOSED: tuple[object, ...] = (
     aten._native_batch_norm_legit_functional.default,
     aten.hardtanh.default,
     aten.leaky_relu.default,
+    aten._prelu_kernel.default,
     aten.stack.default,
     aten.repeat.default,
     aten.clamp.default,

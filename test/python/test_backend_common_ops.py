@@ -7,7 +7,8 @@ lacks), `&` of an integer tensor or a mask and a number (`bitwise_and.Scalar`),
 `^` of two masks (`bitwise_xor` of bools, imported as a logical xor) and `^`, `|` and
 `&` of a mask and a bool on either side (`bitwise_xor.Scalar`, `bitwise_or.Scalar_Tensor`,
 ...), and `unsafe_split` / `unsafe_chunk` / `unsafe_split_with_sizes` (`nn.LSTMCell`'s
-gates; lumir.frontend.views.SPLITS). Each compiles with
+gates; lumir.frontend.views.SPLITS), and `F.prelu` (`nn.PReLU`: torch's decomposition of
+`_prelu_kernel`, a `where`). Each compiles with
 no fallback warning, statically and with `dynamic=True` at two sizes, and gives eager's
 values, dtype and strides."""
 
@@ -17,6 +18,7 @@ import warnings
 
 import pytest
 import torch
+import torch.nn.functional as F
 
 from lumir.backend import LumirFallbackWarning
 
@@ -81,6 +83,8 @@ CASES = {
     "unsafe_split": lambda x: torch.unsafe_split(x * 3, 4, 1)[0] + 1,
     "unsafe_split_with_sizes": lambda x: torch.unsafe_split_with_sizes(x - 1, [1, 5, 2], -1)[1],
     "lstm_cell": lambda x: _lstm_cell(x),
+    "prelu": lambda x: F.prelu(_with_infinities(x * 2), torch.tensor([0.25], dtype=x.dtype)),
+    "prelu-channels": lambda x: F.prelu(x.transpose(1, 2), torch.linspace(-1, 1, 8, dtype=x.dtype)),
 }
 """Each case reads one [batch, rows, columns] input (lumir computes something around
 the op, so the graph is not eager's alone)."""
