@@ -14,7 +14,7 @@ imported, not decomposed: lumir.frontend.generators.triangle), `nan_to_num` a `w
 `isnan`/`isposinf`/`isneginf`, `rot90` a flip and a transpose, and the losses
 (`nll_loss`, so `cross_entropy`; MSE, smooth L1, Huber, binary cross-entropy with or
 without logits, `logsigmoid`) the gathers, reductions and elementwise ops they are
-made of; weight norm, GLU, pixel (un)shuffle, adaptive
+made of; weight norm, GLU, pixel (un)shuffle, channel shuffle, adaptive
 average pooling, nearest and (bi/tri)linear upsampling, reflection and replication
 padding, `im2col` (`F.unfold`) and `Tensor.unfold` become gathers (`index` with whole
 leading dimensions, `as_strided`) and arithmetic. `diagonal` an `as_strided`,
@@ -144,6 +144,7 @@ DECOMPOSED: tuple[object, ...] = (
     aten.glu.default,
     aten.pixel_shuffle.default,
     aten.pixel_unshuffle.default,
+    aten.channel_shuffle.default,
     aten._adaptive_avg_pool2d.default,
     aten.upsample_nearest1d.default,
     aten.upsample_nearest2d.default,
@@ -466,7 +467,7 @@ def _contiguous_on_cpu(decomposition: Callable[..., object]) -> Callable[..., ob
     return decompose
 
 
-_LAYOUT_FOLLOWS_INPUT = (aten._adaptive_avg_pool2d.default,)
+_LAYOUT_FOLLOWS_INPUT = (aten._adaptive_avg_pool2d.default, aten.channel_shuffle.default)
 """Overloads whose torch decomposition returns a contiguous tensor where ATen's kernel
 lays its result out as the input suggests (`_suggested_format`)."""
 

@@ -8,7 +8,8 @@ lacks), `&` of an integer tensor or a mask and a number (`bitwise_and.Scalar`),
 `&` of a mask and a bool on either side (`bitwise_xor.Scalar`, `bitwise_or.Scalar_Tensor`,
 ...), and `unsafe_split` / `unsafe_chunk` / `unsafe_split_with_sizes` (`nn.LSTMCell`'s
 gates; lumir.frontend.views.SPLITS), and `F.prelu` (`nn.PReLU`: torch's decomposition of
-`_prelu_kernel`, a `where`). Each compiles with
+`_prelu_kernel`, a `where`), and `F.channel_shuffle` (`nn.ChannelShuffle`: torch's
+decomposition, laid out as ATen's kernel lays it out). Each compiles with
 no fallback warning, statically and with `dynamic=True` at two sizes, and gives eager's
 values, dtype and strides."""
 
@@ -85,6 +86,10 @@ CASES = {
     "lstm_cell": lambda x: _lstm_cell(x),
     "prelu": lambda x: F.prelu(_with_infinities(x * 2), torch.tensor([0.25], dtype=x.dtype)),
     "prelu-channels": lambda x: F.prelu(x.transpose(1, 2), torch.linspace(-1, 1, 8, dtype=x.dtype)),
+    "channel_shuffle": lambda x: F.channel_shuffle(x.transpose(1, 2) * 2, 4),
+    "channel_shuffle-channels-last": lambda x: F.channel_shuffle(
+        x.reshape(2, x.shape[1], 2, 4).permute(0, 3, 1, 2) + 1, 2
+    ),
 }
 """Each case reads one [batch, rows, columns] input (lumir computes something around
 the op, so the graph is not eager's alone)."""
