@@ -672,10 +672,10 @@ def outside_reader(
     """An op outside `group` that reads `scratch`, a buffer the group's one CUDA kernel
     leaves unwritten (the prologue's output; with an epilogue, the members' D), or None.
 
-    Two kinds count. An op anywhere that uses `scratch` itself or a view of it
-    (`view_users`; before the group too). And an op after the group, in its block, that
-    reads bytes of `scratch` through another view of its buffer (a sibling view at the
-    same bytes, the buffer it views, as the buffer plan makes them) before an op writes
+    Two kinds count. An op before the group that uses `scratch` itself or a view of it
+    (`view_users`). And an op after the group, in its block, that reads bytes of
+    `scratch`, through the value or any other view of its buffer (a sibling view at the
+    same bytes, the buffer it views, as the buffer plan makes them), before an op writes
     them again: program order, with the effects the passes see
     (`lumir.passes.program_order.access`: an op they do not know, `func.return`
     included, reads all its operands) and views resolved to their bytes. A later op that
@@ -686,8 +686,17 @@ def outside_reader(
     """
     from lumir.passes.program_order import access
 
+    later: list[Operation] = []
+    op = group.next_op
+    while op is not None:
+        later.append(op)
+        op = op.next_op
+    block = group.parent_block()
     for user in view_users(scratch):
-        if not group.is_ancestor(user) and user not in steps:
+        if group.is_ancestor(user) or user in steps:
+            continue
+        top = None if block is None else block.find_ancestor_op_in_block(user)
+        if top not in later:  # before the group: after it, the walk below decides
             return user
     root, start, end = byte_range(scratch)
     stale = _without([(start, end)], root, written)

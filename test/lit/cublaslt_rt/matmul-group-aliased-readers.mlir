@@ -5,8 +5,8 @@
 // touch them (matmul-group-aliased-readers-invalid.mlir has the readers it refuses):
 // a view that writes the bytes before it reads them (the buffer plan's next tenant),
 // one that reads other bytes of the buffer, one that reads them before the group, and
-// an epilogue that writes its output over a D (the buffer plan's in-place SiLU * mul),
-// whose bytes the kernel does write.
+// an epilogue that writes its output over a D (the buffer plan's in-place SiLU * mul,
+// through a sibling view or the D value itself), whose bytes the kernel does write.
 
 // After the group, a sibling view of B's bytes is written (a fresh tenant), then read.
 cublaslt_rt.plan @k {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 32 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
@@ -102,4 +102,35 @@ func.func @epilogue_over_gate(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>) -> 
     }
   }
   func.return %e : memref<1x32xbf16>
+}
+
+// -----
+
+// The same with the epilogue's output the D value itself (what CSE makes of two views of
+// one offset): the function returns %d0, whose bytes the epilogue writes on CUDA too.
+cublaslt_rt.plan @k {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 32 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
+// CHECK-LABEL: func.func @epilogue_in_place(
+// CHECK:           cublaslt_rt.fused_launch ins(%d0, %d1 : memref<1x32xbf16>, memref<1x32xbf16>) outs(%d0 : memref<1x32xbf16>)
+// CHECK:         func.return %d0
+func.func @epilogue_in_place(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>) -> memref<1x32xbf16> {
+  %h = cublaslt_rt.alloc : memref<1x64xbf16>
+  %d0 = cublaslt_rt.alloc : memref<1x32xbf16>
+  %d1 = cublaslt_rt.alloc : memref<1x32xbf16>
+  cublaslt_rt.matmul_group {
+    cublaslt_rt.fused_launch ins(%x : memref<1x64xbf16>) outs(%h : memref<1x64xbf16>) {
+    ^bb0(%a: tensor<1x64xbf16>):
+      %m = hl.mean %a {dims = array<i64: -1>, keepdim} : tensor<1x64xbf16> -> tensor<1x1xbf16>
+      %c = hl.sub %a, %m : (tensor<1x64xbf16>, tensor<1x1xbf16>) -> tensor<1x64xbf16>
+      hl.yield %c : tensor<1x64xbf16>
+    }
+    cublaslt_rt.matmul @k a(%w : memref<32x64xbf16>) b(%h : memref<1x64xbf16>) d(%d0 : memref<1x32xbf16>)
+    cublaslt_rt.matmul @k a(%w : memref<32x64xbf16>) b(%h : memref<1x64xbf16>) d(%d1 : memref<1x32xbf16>)
+    cublaslt_rt.fused_launch ins(%d0, %d1 : memref<1x32xbf16>, memref<1x32xbf16>) outs(%d0 : memref<1x32xbf16>) {
+    ^bb0(%g: tensor<1x32xbf16>, %u: tensor<1x32xbf16>):
+      %s = hl.silu %g : tensor<1x32xbf16> -> tensor<1x32xbf16>
+      %p = hl.mul %s, %u : (tensor<1x32xbf16>, tensor<1x32xbf16>) -> tensor<1x32xbf16>
+      hl.yield %p : tensor<1x32xbf16>
+    }
+  }
+  func.return %d0 : memref<1x32xbf16>
 }
