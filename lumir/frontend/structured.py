@@ -42,7 +42,9 @@ def convert_matmul(cx: ImportContext, node: fx.Node) -> SSAValue:
 
 
 def convert_matrix_vector(cx: ImportContext, node: fx.Node) -> SSAValue:
-    """aten.mv(matrix[M, K], vector[K]) and aten.dot(vector[K], vector[K]) -> hl.matmul.
+    """aten.mv(matrix[M, K], vector[K]) and aten.dot(vector[K], vector[K]) -> hl.matmul;
+    aten.vdot too, which is dot for the real dtypes lumir imports (its conjugate only
+    differs for complex ones: spectral norm's sigma is a `vdot`).
 
     The vectors become one-column (the left one of a dot: one-row) matrices and the
     product is reshaped back to the node's shape, so it is a cuBLASLt call like every

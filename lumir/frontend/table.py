@@ -290,6 +290,7 @@ TABLE: dict[object, Row] = {
     aten.baddbmm.default: Row(st.convert_addmm, _cublaslt_product),
     aten.mv.default: Row(st.convert_matrix_vector, _cublaslt_product),
     aten.dot.default: Row(st.convert_matrix_vector, _cublaslt_product),
+    aten.vdot.default: Row(st.convert_matrix_vector, _cublaslt_product),
     aten.addmv.default: Row(st.convert_addmv, _cublaslt_product),
     aten.embedding.default: Row(st.convert_embedding),
     aten.cat.default: Row(st.convert_cat),

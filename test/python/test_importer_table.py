@@ -779,12 +779,14 @@ def test_matmuls_and_linear():
 
 
 def test_vector_products_are_matmuls():
-    """mv, dot and addmv are products too: each is one hl.matmul on a one-column
-    matrix (torch's decompositions would make them a multiply and a sum)."""
+    """mv, dot, vdot and addmv are products too: each is one hl.matmul on a one-column
+    matrix (torch's decompositions would make them a multiply and a sum). A real vdot
+    is a dot (spectral norm's sigma)."""
     m, v, u, c = torch.randn(5, 8), torch.randn(8), torch.randn(8), torch.randn(5)
     for fn, inputs in (
         (torch.mv, (m, v)),
         (torch.dot, (v, u)),
+        (torch.vdot, (v, u)),
         (lambda a, b, d: torch.addmv(a, b, d, beta=0.5, alpha=2.0), (c, m, v)),
     ):
         imported = _check(fn, *inputs, atol=1e-5)
