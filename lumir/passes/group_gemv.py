@@ -40,7 +40,7 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from lumir.dialects.cublaslt_rt import MatmulGroupOp, MatmulOp, matmul_group_problems
-from lumir.passes.program_order import ProgramOrder, access, group_greedily
+from lumir.passes.program_order import ProgramOrder, group_greedily
 from lumir.plan_algorithms import GEMV_GROUP_MAX
 
 
@@ -93,4 +93,4 @@ class GroupGemvPass(ModulePass):
                 group_function(func)
 
 
-__all__ = ["GroupGemvPass", "access", "group_function"]
+__all__ = ["GroupGemvPass", "group_function"]

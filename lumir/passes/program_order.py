@@ -4,73 +4,30 @@
 function: the later members move up to the first (the anchor). A move is safe when the
 member's operands exist at the anchor (or are load-time ops that can move there too)
 and no op it crosses writes bytes it reads, or reads or writes bytes it writes, with
-views resolved to the bytes they alias. Both passes ask these questions here, so they
-cannot disagree about what an op touches.
+views resolved to the bytes they alias. Both passes ask these questions here; what an
+op touches is the op's own answer (`lumir.dialects.cublaslt_rt.access`), which the group
+verifier reads too, so no pass and no check can disagree about it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 
 from lumir.diagnostics import copy_location
 from lumir.dialects.cublaslt_rt import (
+    Access,
     AllocOp,
     ConstantOp,
-    FusedGroupOp,
-    FusedLaunchOp,
-    LaunchGroupOp,
-    LaunchOp,
-    MatmulGroupOp,
-    MatmulOp,
     ViewOp,
+    access,
     byte_range,
 )
 
 LOAD_TIME_OPS = (AllocOp, ConstantOp, ViewOp)
 """Ops that do all their work when a program is loaded (a buffer, a literal, an alias):
 where they stand among the launches changes nothing at run time."""
-
-
-@dataclass(frozen=True)
-class Access:
-    """The buffers an op reads and writes when it runs; `everything` for an op the passes
-    do not know, which no member may move across."""
-
-    reads: tuple[SSAValue, ...] = ()
-    writes: tuple[SSAValue, ...] = ()
-    everything: bool = False
-
-
-def access(op: Operation) -> Access:
-    """What `op` reads and writes at run time (nothing, for a load-time op)."""
-    if isinstance(op, LOAD_TIME_OPS):
-        return Access()
-    if isinstance(op, MatmulOp):
-        return Access(tuple(v for _, v in op.read_operands()), (op.d,))
-    if isinstance(op, MatmulGroupOp):
-        members = op.members()
-        reads = tuple(v for member in members for _, v in member.read_operands())
-        writes = tuple(member.d for member in members)
-        for step in (op.prologue(), op.epilogue()):
-            if step is not None:
-                reads, writes = reads + tuple(step.inputs), writes + tuple(step.outputs)
-        return Access(reads, writes)
-    if isinstance(op, LaunchOp):
-        return Access(tuple(op.inputs), (op.output,))
-    if isinstance(op, LaunchGroupOp):
-        members = op.members()
-        reads = tuple(v for member in members for v in member.inputs)
-        return Access(reads, tuple(member.output for member in members))
-    if isinstance(op, FusedLaunchOp):
-        return Access(tuple(op.inputs), tuple(op.outputs))
-    if isinstance(op, FusedGroupOp):
-        members = op.members()
-        reads = tuple(v for member in members for v in member.inputs)
-        return Access(reads, tuple(v for member in members for v in member.outputs))
-    return Access(everything=True)
 
 
 Range = tuple[SSAValue, int, int]
@@ -257,8 +214,6 @@ def _members_may_sink(
 
 __all__ = [
     "LOAD_TIME_OPS",
-    "Access",
     "ProgramOrder",
-    "access",
     "group_greedily",
 ]

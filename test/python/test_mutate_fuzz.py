@@ -143,13 +143,13 @@ def test_a_program_that_reads_what_a_group_kernel_leaves_unwritten_is_a_bug(
     verifier to accept a later reader of them (here its check is switched off, as it
     was for readers through a sibling view before fb0e95f), the CPU run alone is fine
     and only the second run shows the wrong result."""
-    from lumir.dialects import cublaslt_rt
+    from lumir.dialects.cublaslt_rt import matmul_group
 
     seed_chunk = next(c for c in corpus.chunks if c.path == path and c.chunk == chunk)
     case = Mutant(0, seed_chunk, (), seed_chunk.text, Invocation())
     assert check_mutant(case, tmp_path).verdict == Verdict.DIAGNOSTIC
 
-    monkeypatch.setattr(cublaslt_rt, "outside_reader", lambda *args: None)
+    monkeypatch.setattr(matmul_group, "outside_reader", lambda *args: None)
     result = check_mutant(case, tmp_path)
     assert result.verdict == Verdict.BUG, result
     assert result.reason.startswith("wrong result on CUDA:") and "unwritten" in result.reason
