@@ -163,6 +163,16 @@ def build_inputs(program: TorchProgram, length: int, seed: int) -> list[torch.Te
     return [build_input(spec, i, length, seed) for i, spec in enumerate(program.inputs)]
 
 
+def widened(t: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """`t` in `dtype`, in `t`'s layout: a view of its base's copy, with its strides and
+    offset, so that every view, reshape and in-place write of the program behaves in the
+    reference as in eager (`t.to` makes a non-dense view contiguous, where a reshape
+    that copies in eager is a view, and writing into it may overlap its source)."""
+    if t._base is None:
+        return t.to(dtype)
+    return t._base.to(dtype).as_strided(t.shape, t.stride(), t.storage_offset())
+
+
 def make_callable(
     program: TorchProgram, inputs: Sequence[torch.Tensor], float_dtype: torch.dtype | None = None
 ) -> tuple[Callable[..., Any], list[torch.Tensor]]:
@@ -178,7 +188,7 @@ def make_callable(
             source = source.replace(name, wide)
         for method in CAST_METHODS.values():
             source = source.replace(f".{method}()", f".to({wide})")
-        inputs = [t.to(float_dtype) if t.is_floating_point() else t for t in inputs]
+        inputs = [widened(t, float_dtype) if t.is_floating_point() else t for t in inputs]
     scope = _namespace()
     exec(compile(source, "<torch_fuzz program>", "exec"), scope)
     if not program.module:
