@@ -31,6 +31,7 @@ and a dynamic graph fuses once. The tags are dropped afterwards.
 
 from __future__ import annotations
 
+import ctypes
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -443,14 +444,20 @@ def _mask_kind(mask: torch.Tensor, queries: int, keys: int) -> str | None:
 
 
 def _scales_up(op: hl.ScaledDotProductAttentionOp) -> bool:
-    """Whether the attention's scale is a positive finite number (its default,
+    """Whether the attention's scale is a positive finite number in f32 (its default,
     1/sqrt(E), is). torch's causal kernels leave a key out by scaling a -inf score, so
     a scale of 0 or below, or NaN, makes the left-out scores NaN or +inf: at scale 0 a
     causal SDPA's rows before the last are NaN where the same mask given as a tensor
     (added after scaling) averages the keys a row sees (mutate fuzzer, mutant 1231 of
-    seed 7). Only such a scale keeps a mask and `is_causal` the same."""
+    seed 7). The kernels hold the scale in f32, so a double below f32's smallest
+    subnormal is 0 there (mutant 2458 of seed 1000: 1e-314) and one above its largest
+    finite value is inf. Only a scale f32 holds as a positive finite number keeps a
+    mask and `is_causal` the same."""
     scale = op.scale
-    return scale is None or (math.isfinite(scale.value.data) and scale.value.data > 0)
+    if scale is None:
+        return True
+    single = ctypes.c_float(scale.value.data).value
+    return math.isfinite(single) and single > 0
 
 
 class SpecializeConstantMask(RewritePattern):

@@ -75,7 +75,8 @@ def test_every_case_but_the_kept_ones_loses_its_mask() -> None:
         "kept": 3,
         "causal_lowest": 0,
         "causal_cuda_fill": 0,
-        "causal_unscaled": 3,  # scales 0, -1 and NaN keep the mask; 1e-30 is causal
+        "causal_unscaled": 5,  # scales 0, -1, NaN, 1e-50 and 1e39 keep the mask (f32 holds
+        # neither of the last two); 1e-30 is causal
     }
 
 

@@ -111,14 +111,18 @@ func.func @causal_cuda_fill(%q: tensor<1x4x3x8xbf16>, %k: tensor<1x2x3x8xbf16>, 
 // A causal mask under a scale of 0, below 0 or NaN stays a mask: torch's causal
 // kernels scale the -inf of a left-out key, which gives NaN or +inf there, so at scale
 // 0 a causal row before the last is NaN where the mask added after scaling averages
-// the keys the row sees (mutate fuzzer, mutant 1231 of seed 7). A tiny positive scale
-// still becomes `is_causal`.
+// the keys the row sees (mutate fuzzer, mutant 1231 of seed 7). The kernels read the
+// scale as f32, so one that is 0 or infinite there stays a mask too: 1e-50, positive
+// as a double, is 0 in f32 (mutant 2458 of seed 1000, a 0x7FC00000 read as an f64),
+// and 1e39 is inf. A tiny positive scale that f32 holds still becomes `is_causal`.
 // CHECK-LABEL: func.func @causal_unscaled(
 // CHECK:         hl.sdpa %q, %k, %v mask(%[[M0:.*]] : tensor<4x4xi1>) {scale = 0.000000e+00 : f64}
 // CHECK:         hl.sdpa %q, %k, %v mask(%[[M1:.*]] : tensor<4x4xi1>) {scale = -1.000000e+00 : f64}
 // CHECK:         hl.sdpa %q, %k, %v mask(%[[M2:.*]] : tensor<4x4xi1>) {scale = 0x7ff8000000000000 : f64}
 // CHECK:         hl.sdpa %q, %k, %v {scale = 1.000000e-30 : f64, is_causal}
-func.func @causal_unscaled(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x4x8xf32>, %v: tensor<1x2x4x8xf32>) -> (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>) {
+// CHECK:         hl.sdpa %q, %k, %v mask(%[[M4:.*]] : tensor<4x4xi1>) {scale = 1.000000e-50 : f64}
+// CHECK:         hl.sdpa %q, %k, %v mask(%[[M5:.*]] : tensor<4x4xi1>) {scale = 1.000000e+39 : f64}
+func.func @causal_unscaled(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x4x8xf32>, %v: tensor<1x2x4x8xf32>) -> (tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>) {
   %pos = hl.arange {start = 0 : i64, end = 4 : i64, step = 1 : i64} : tensor<4xi64>
   %rows = hl.reshape %pos : tensor<4xi64> -> tensor<4x1xi64>
   %sees = hl.compare %pos, %rows {predicate = "le"} : (tensor<4xi64>, tensor<4x1xi64>) -> tensor<4x4xi1>
@@ -126,5 +130,7 @@ func.func @causal_unscaled(%q: tensor<1x2x4x8xf32>, %k: tensor<1x2x4x8xf32>, %v:
   %b = hl.sdpa %q, %k, %v mask(%sees : tensor<4x4xi1>) {scale = -1.0 : f64} : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x4x8xf32>
   %c = hl.sdpa %q, %k, %v mask(%sees : tensor<4x4xi1>) {scale = 0x7FF8000000000000 : f64} : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x4x8xf32>
   %d = hl.sdpa %q, %k, %v mask(%sees : tensor<4x4xi1>) {scale = 1.0e-30 : f64} : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x4x8xf32>
-  func.return %a, %b, %c, %d : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>
+  %e = hl.sdpa %q, %k, %v mask(%sees : tensor<4x4xi1>) {scale = 1.0e-50 : f64} : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x4x8xf32>
+  %f = hl.sdpa %q, %k, %v mask(%sees : tensor<4x4xi1>) {scale = 1.0e+39 : f64} : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32> -> tensor<1x2x4x8xf32>
+  func.return %a, %b, %c, %d, %e, %f : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>
 }
