@@ -13,6 +13,7 @@ B, over one row that each member sums in one block, which nothing else reads.
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 
 import pytest
@@ -201,3 +202,45 @@ def test_on_cuda_the_one_kernel_agrees_with_the_two_launches_and_repeats_itself(
             torch.testing.assert_close(a.float(), b.float(), rtol=2e-2, atol=2e-2)
     on.close()
     off.close()
+
+
+@torch.no_grad()
+def test_a_decode_step_keeps_its_prologues_and_epilogues_through_the_buffer_plan() -> None:
+    """A decode step of two layers, through the whole backend (the buffer plan included).
+
+    The buffer plan places the second layer's norm and MLP results in the bytes the
+    first layer's left: bytes the first layer's group kernels leave unwritten on CUDA,
+    which the second layer's groups write (their prologue, their members) before they
+    read them. Before, the group checks took those for later readers of the first
+    layer's scratch, the program did not verify after the buffer plan, and every
+    decode step ran in eager ("outside the group reads the D of member 1"), on the CPU
+    and on CUDA alike, with the right tokens.
+    """
+    transformers = pytest.importorskip("transformers")
+    from test_backend_llama import greedy
+
+    from lumir.backend import stats
+    from lumir.backend.partition import LumirRuntimeFallbackWarning
+
+    torch._dynamo.reset()
+    stats.reset()
+    torch.manual_seed(0)
+    config = transformers.LlamaConfig(
+        vocab_size=128,
+        hidden_size=256,
+        intermediate_size=512,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=64,
+    )
+    model = transformers.LlamaForCausalLM(config).eval().to(torch.bfloat16)
+    ids = torch.randint(0, 128, (1, 5), generator=torch.Generator().manual_seed(1))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = greedy(torch.compile(model, backend="lumir"), config, ids, 4)
+    assert got == greedy(model, config, ids, 4)
+    assert not [w for w in caught if issubclass(w.category, LumirRuntimeFallbackWarning)]
+    partitions = [p for graph in stats.GRAPHS for p in graph.partitions]
+    assert sum(p.fused["gemv_prologues"] for p in partitions) >= 2
+    assert sum(p.fused["gemv_epilogues"] for p in partitions) >= 2

@@ -88,14 +88,23 @@ class MatmulGroupOp(GroupOp):
         return list(self.body.block.ops)
 
     def buffer_access(self) -> Access:
-        """What its steps read and write, as if each ran alone (the CPU's order)."""
-        members = self.members()
-        reads = tuple(v for member in members for _, v in member.read_operands())
-        writes = tuple(member.d for member in members)
-        for step in (self.prologue(), self.epilogue()):
-            if step is not None:
-                reads, writes = reads + tuple(step.inputs), writes + tuple(step.outputs)
-        return Access(reads, writes)
+        """What its steps write, and what they read of the bytes from before the group.
+
+        The steps run in order (the CPU's order): a read of bytes an earlier step of
+        the group wrote (the members' B, which the prologue makes; the members' D, which
+        the epilogue reads) reads the group's own result, not what stood there before.
+        Such a read is no read of the group's: were it one, a later group whose prologue
+        makes its B in the bytes an earlier group's prologue left unwritten (the buffer
+        plan places one layer's norm where the last layer's was) would read them, and
+        the earlier group would be refused for a reader it does not have.
+        """
+        reads: list[SSAValue] = []
+        writes: list[SSAValue] = []
+        for step in self.steps():
+            effects = access(step)
+            reads += [v for v in effects.reads if not any(_within(v, w) for w in writes)]
+            writes += effects.writes
+        return Access(tuple(reads), tuple(writes))
 
     def verify_(self) -> None:
         ops = list(self.body.block.ops)
@@ -124,6 +133,13 @@ class MatmulGroupOp(GroupOp):
             problems += gemv_epilogue_problems(self, epilogue)
         if problems:
             raise FindingsVerifyException([f"'{self.name}' {p}" for p in problems])
+
+
+def _within(inner: SSAValue, outer: SSAValue) -> bool:
+    """Whether every byte of the buffer `inner` is a byte of the buffer `outer`."""
+    root, start, end = byte_range(inner)
+    outer_root, outer_start, outer_end = byte_range(outer)
+    return root is outer_root and outer_start <= start and end <= outer_end
 
 
 def _member_name(index: int, member: MatmulOp) -> str:
