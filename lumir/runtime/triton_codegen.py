@@ -651,7 +651,11 @@ def generate_gemv_prologue(
     kernel's rounding), then sums its BLOCK_M rows against it with
     `gemv_kernel.gemv_rows_of_vector` (the order of the member's own launch, whose one
     block holds the row). Without an epilogue, member i owns the programs after member
-    i-1's, one per row block of its own D, and stores its rows; with one (`epilogue`,
+    i-1's, one per row block of its own D, and stores its rows; each member's branch
+    computes `h` itself (a program runs one branch, so the work is the same): with one
+    `h` before the branches, Triton 3.6's layout pass (`TritonGPURemoveLayoutConversions`)
+    fails on an H100 for pointers it knows aligned ("operand #0 does not dominate this
+    use"), where 3.9 compiles it. With an epilogue (`epilogue`,
     body argument i reading member `sources[i]`), every program sums every member's
     rows and computes the epilogue on them, as `generate_gemv_epilogue` does. Like
     `generate`, the text depends only on the bodies and the members' flags."""
@@ -672,13 +676,14 @@ def generate_gemv_prologue(
         return body.text()
     params = [*(f"p_in{i}" for i in range(inputs)), "k"]
     params += [_member_params(i, with_d=True) for i in range(len(members))]
+    wait, *row = _prologue_lines(inputs)
     lines = [
         *_gemv_imports(generator.imports, prologue=True),
         *function,
         "",
         "",
         *_gemv_signature(params),
-        *_prologue_lines(inputs),
+        wait,
         "    program = tl.program_id(0)",
     ]
     # Member i owns programs [end<i-1>, end<i>), one per row block of its own D.
@@ -692,6 +697,7 @@ def generate_gemv_prologue(
             test = f"elif program < end{i}:" if i < len(members) - 1 else "else:"
             lines += [f"    {test}", f"        block = program - end{i - 1}"]
         lines += [
+            *(f"    {line}" for line in row),
             f"        result = {_member_sum(i, member, 'block', f'm{i}', None)}",
             f"        store_rows(d{i}, stride_d{i}, block, m{i}, result, BLOCK_M)",
         ]
