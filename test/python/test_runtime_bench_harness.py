@@ -119,3 +119,14 @@ def test_the_chain_hl_text_is_the_module() -> None:
     module = ResidualChain(64)
     assert text.count("hl.linear") == len(module.blocks) == 2
     assert "%g1: tensor<64xbf16>, %w1: tensor<64x64xbf16>" in text
+
+
+def test_every_lumir_candidate_is_a_mode_with_a_compile_budget() -> None:
+    """A candidate the harness knows options for but not as a mode is unreachable:
+    `bench.compare --modes lumir-no-prologue` answered 'unknown mode' on an H100."""
+    from bench.candidates import ESTIMATE_S, LUMIR_OPTIONS, ORDER
+
+    for name in LUMIR_OPTIONS:
+        assert name in ORDER, name
+        workloads = {workload for workload, mode in ESTIMATE_S if mode == "lumir"}
+        assert {workload for workload, mode in ESTIMATE_S if mode == name} == workloads, name
