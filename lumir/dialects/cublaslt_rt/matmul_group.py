@@ -200,30 +200,29 @@ def outside_reader(
     """An op outside `group` that reads `scratch`, a buffer the group's one CUDA kernel
     leaves unwritten (the prologue's output; with an epilogue, the members' D), or None.
 
-    Two kinds count. An op before the group that uses `scratch` itself or a view of it
-    (`view_users`). And an op after the group, in its block, that reads bytes of
-    `scratch`, through the value or any other view of its buffer (a sibling view at the
-    same bytes, the buffer it views, as the buffer plan makes them), before an op writes
-    them again: program order, with the effects the passes see
-    (`access`: an op that does not say, `func.return`
-    included, reads all its operands) and views resolved to their bytes. A later op that
+    Two kinds count. An op outside the group's block that uses `scratch` itself or a
+    view of it (`view_users`), which program order cannot place. And an op after the
+    group, in its block, that reads bytes of `scratch`, through the value or any other
+    view of its buffer (a sibling view at the same bytes, the buffer it views, as the
+    buffer plan makes them), before an op writes them again: program order, with the
+    effects the passes see (`access`: an op that does not say, `func.return` included,
+    reads all its operands) and views resolved to their bytes. A later op that
     writes the bytes first (the buffer plan's next tenant) ends the check there; so do
     `written`, bytes the group itself writes on CUDA (the epilogue's outputs, which the
     buffer plan may place over a D). `steps` are the group's prologue and epilogue,
     which need not stand in it yet (a pass asks before it moves one in): not outside.
+    An op before the group in its block runs before whatever the group writes, through
+    the value as through a sibling view (hl-canonicalize merges two views of the same
+    bytes into one value; mutate fuzzer, mutant 4469 of seed 1002).
     """
-    later: list[Operation] = []
-    op = group.next_op
-    while op is not None:
-        later.append(op)
-        op = op.next_op
     block = group.parent_block()
     for user in view_users(scratch):
         if group.is_ancestor(user) or user in steps:
             continue
         top = None if block is None else block.find_ancestor_op_in_block(user)
-        if top not in later:  # before the group: after it, the walk below decides
+        if top is None:  # not in the group's block: no order to it
             return user
+        # before the group it runs first; after it, the walk below decides
     root, start, end = byte_range(scratch)
     stale = _without([(start, end)], root, written)
     op = group.next_op

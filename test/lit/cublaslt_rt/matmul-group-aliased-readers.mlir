@@ -72,6 +72,43 @@ func.func @other_bytes_and_before(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>,
 
 // -----
 
+// B's own bytes written and read before the group through the value itself, not a
+// sibling view: what hl-canonicalize makes of the function above (it merges the two
+// views of the same bytes). Those ops run before the group, whatever it writes (mutate
+// fuzzer, mutant 4469 of seed 1002: 'IR after pass hl-canonicalize does not verify').
+// CHECK-LABEL: func.func @same_value_before(
+// CHECK:         cublaslt_rt.launch "hl.neg" ins(%y : memref<1x64xbf16>) outs(%h : memref<1x64xbf16>)
+// CHECK-NEXT:    cublaslt_rt.launch "hl.neg" ins(%h : memref<1x64xbf16>) outs(%t : memref<1x64xbf16>)
+// CHECK:         cublaslt_rt.matmul_group {
+// CHECK:         cublaslt_rt.launch "hl.neg" ins(%tail : memref<1x64xbf16>) outs(%u : memref<1x64xbf16>)
+cublaslt_rt.plan @k {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 32 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
+func.func @same_value_before(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %y: memref<1x64xbf16>) -> (memref<1x32xbf16>, memref<1x64xbf16>, memref<1x64xbf16>) {
+  %buf = cublaslt_rt.alloc : memref<256xi8>
+  %h = cublaslt_rt.view %buf {byte_offset = 0 : i64} : memref<256xi8> -> memref<1x64xbf16>
+  %tail = cublaslt_rt.view %buf {byte_offset = 128 : i64} : memref<256xi8> -> memref<1x64xbf16>
+  %d0 = cublaslt_rt.alloc : memref<1x32xbf16>
+  %d1 = cublaslt_rt.alloc : memref<1x32xbf16>
+  %t = cublaslt_rt.alloc : memref<1x64xbf16>
+  %u = cublaslt_rt.alloc : memref<1x64xbf16>
+  cublaslt_rt.launch "hl.neg" ins(%y : memref<1x64xbf16>) outs(%h : memref<1x64xbf16>)
+  cublaslt_rt.launch "hl.neg" ins(%h : memref<1x64xbf16>) outs(%t : memref<1x64xbf16>)
+  cublaslt_rt.launch "hl.neg" ins(%y : memref<1x64xbf16>) outs(%tail : memref<1x64xbf16>)
+  cublaslt_rt.matmul_group {
+    cublaslt_rt.fused_launch ins(%x : memref<1x64xbf16>) outs(%h : memref<1x64xbf16>) {
+    ^bb0(%a: tensor<1x64xbf16>):
+      %m = hl.mean %a {dims = array<i64: -1>, keepdim} : tensor<1x64xbf16> -> tensor<1x1xbf16>
+      %c = hl.sub %a, %m : (tensor<1x64xbf16>, tensor<1x1xbf16>) -> tensor<1x64xbf16>
+      hl.yield %c : tensor<1x64xbf16>
+    }
+    cublaslt_rt.matmul @k a(%w : memref<32x64xbf16>) b(%h : memref<1x64xbf16>) d(%d0 : memref<1x32xbf16>)
+    cublaslt_rt.matmul @k a(%w : memref<32x64xbf16>) b(%h : memref<1x64xbf16>) d(%d1 : memref<1x32xbf16>)
+  }
+  cublaslt_rt.launch "hl.neg" ins(%tail : memref<1x64xbf16>) outs(%u : memref<1x64xbf16>)
+  func.return %d0, %t, %u : memref<1x32xbf16>, memref<1x64xbf16>, memref<1x64xbf16>
+}
+
+// -----
+
 // The epilogue writes SiLU(gate) * up over gate's bytes (a sibling view of member 0's
 // D, as the buffer plan places it), and that result is returned.
 cublaslt_rt.plan @k {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 32 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
