@@ -161,7 +161,7 @@ def test_a_group_kernel_program_that_reads_only_what_it_writes_is_ok(
     """The valid neighbours (a later tenant of the bytes, the epilogue's output over gate)
     change nothing when the unwritten bytes are poisoned."""
     chunks = [c for c in corpus.chunks if c.path == "cublaslt_rt/matmul-group-aliased-readers.mlir"]
-    assert len(chunks) == 4
+    assert len(chunks) == 5
     for seed_chunk in chunks:
         case = Mutant(0, seed_chunk, (), seed_chunk.text, Invocation())
         result = check_mutant(case, tmp_path)
