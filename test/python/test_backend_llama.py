@@ -27,6 +27,20 @@ def tiny_llama(dtype: torch.dtype = torch.float32):
     return transformers.LlamaForCausalLM(config).eval().to(dtype), config
 
 
+def decode_config():
+    """Two layers wide enough that a decode step's projections run as GEMV groups with
+    their norm prologues and SiLU·mul epilogues."""
+    return transformers.LlamaConfig(
+        vocab_size=128,
+        hidden_size=256,
+        intermediate_size=512,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=64,
+    )
+
+
 def _ids(length: int = 6) -> torch.Tensor:
     return torch.randint(0, 128, (1, length), generator=torch.Generator().manual_seed(1))
 

@@ -217,7 +217,7 @@ def test_a_decode_step_keeps_its_prologues_and_epilogues_through_the_buffer_plan
     and on CUDA alike, with the right tokens.
     """
     transformers = pytest.importorskip("transformers")
-    from test_backend_llama import greedy
+    from test_backend_llama import decode_config, greedy
 
     from lumir.backend import stats
     from lumir.backend.partition import LumirRuntimeFallbackWarning
@@ -225,15 +225,7 @@ def test_a_decode_step_keeps_its_prologues_and_epilogues_through_the_buffer_plan
     torch._dynamo.reset()
     stats.reset()
     torch.manual_seed(0)
-    config = transformers.LlamaConfig(
-        vocab_size=128,
-        hidden_size=256,
-        intermediate_size=512,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        max_position_embeddings=64,
-    )
+    config = decode_config()
     model = transformers.LlamaForCausalLM(config).eval().to(torch.bfloat16)
     ids = torch.randint(0, 128, (1, 5), generator=torch.Generator().manual_seed(1))
     with warnings.catch_warnings(record=True) as caught:

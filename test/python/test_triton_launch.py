@@ -174,7 +174,7 @@ def _gpu() -> bool:
 @torch.no_grad()
 def test_a_decode_step_compiles_its_triton_kernels_ahead(monkeypatch) -> None:
     transformers = pytest.importorskip("transformers")
-    from test_backend_llama import greedy
+    from test_backend_llama import decode_config, greedy
 
     import lumir.backend  # noqa: F401  (registers "lumir" where lumir is not pip-installed)
     import lumir.runtime.loader as loader
@@ -209,15 +209,7 @@ def test_a_decode_step_compiles_its_triton_kernels_ahead(monkeypatch) -> None:
     monkeypatch.setattr(CompiledKernel, "_init_handles", init_handles)
     torch._dynamo.reset()
     torch.manual_seed(0)
-    config = transformers.LlamaConfig(
-        vocab_size=128,
-        hidden_size=256,
-        intermediate_size=512,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        max_position_embeddings=64,
-    )
+    config = decode_config()
     model = transformers.LlamaForCausalLM(config).eval().cuda().to(torch.bfloat16)
     ids = torch.randint(0, 128, (1, 5), device="cuda")
     compiled = torch.compile(model, backend="lumir")
