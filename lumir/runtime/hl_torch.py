@@ -39,7 +39,10 @@ from lumir.runtime.attention import (
     prefill_attention,
     prefill_attention_problems,
 )
+from lumir.runtime.cpu_math import settle_cpu_math
 from lumir.runtime.pdl import NO_PDL, PdlMode
+
+settle_cpu_math()  # before anything here computes on a CPU tensor: see its module
 
 Kernel = Callable[..., torch.Tensor]
 """A bound kernel: input tensors in, one result tensor out."""
