@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from xdsl.dialects.builtin import (
     MemRefType,
 )
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.func import FuncOp
+from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.irdl import (
     irdl_op_definition,
 )
@@ -239,6 +240,20 @@ def outside_reader(
     return None
 
 
+def caller_argument(scratch: SSAValue) -> int | None:
+    """The index of the function argument whose bytes `scratch` lies in, or None.
+
+    A function's arguments are the caller's buffers (an input the program updates in
+    place, a KV cache, is bound to the caller's own tensor), so the caller reads them
+    after the call: bytes there that a group's kernel leaves unwritten would be stale
+    on CUDA and written on the CPU, a reader no walk of the function's ops finds.
+    """
+    root = byte_range(scratch)[0]
+    if isinstance(root, BlockArgument) and isinstance(root.owner.parent_op(), FuncOp):
+        return root.index
+    return None
+
+
 def _meets(ranges: Sequence[tuple[int, int]], root: SSAValue, value: SSAValue) -> bool:
     """Whether the buffer `value` shares a byte with `ranges` of the buffer `root`."""
     if not isinstance(value.type, MemRefType):
@@ -280,7 +295,8 @@ def gemv_epilogue_problems(group: MatmulGroupOp, epilogue: FusedLaunchOp) -> lis
     bytes, m elements of D's type), each output m elements, and every member's D must
     be read: the kernel never writes the members' D buffers, so nothing outside the
     group may read them, through any view of their bytes (`outside_reader`; bytes the
-    epilogue writes are written). `epilogue` need not stand in the group yet (the
+    epilogue writes are written), and none may be a function argument's bytes, which
+    the caller reads (`caller_argument`). `epilogue` need not stand in the group yet (the
     `gemv-epilogue` pass asks before it moves the launch there).
     """
     from lumir.dialects.hl.row_program import is_elementwise
@@ -321,6 +337,13 @@ def gemv_epilogue_problems(group: MatmulGroupOp, epilogue: FusedLaunchOp) -> lis
                 f"epilogue: {outside.name} outside the group reads the D of "
                 f"{_member_name(index, member)}, which the group's kernel does not write"
             )
+        argument = caller_argument(member.d)
+        if argument is not None:
+            problems.append(
+                f"epilogue: the D of {_member_name(index, member)} is in the bytes of "
+                f"argument {argument}, which the caller reads and the group's kernel does "
+                f"not write"
+            )
     return problems
 
 
@@ -338,8 +361,9 @@ def gemv_prologue_problems(
     one block (`gemv_config`'s BLOCK_K at least k); nothing may read B but the members,
     as their B (the kernel never writes its buffer: not a member as its A, C or bias,
     not the epilogue, nothing outside the group, through any view of B's bytes:
-    `outside_reader`); and no step of the group may write bytes the prologue reads (its
-    programs run at once). `prologue` need not stand in the group yet (the
+    `outside_reader`; nor the caller, through a function argument: `caller_argument`);
+    and no step of the group may write bytes the prologue reads (its programs run at
+    once). `prologue` need not stand in the group yet (the
     `gemv-prologue` pass asks before it moves the launch there). The epilogue is the
     group's, or `epilogue` where given: a launch the `gemv-epilogue` pass asks about
     before it moves it in after the members.
@@ -399,6 +423,12 @@ def gemv_prologue_problems(
         problems.append(
             f"prologue: {outside.name} outside the group reads its output, which the "
             f"group's kernel does not write"
+        )
+    argument = caller_argument(output)
+    if argument is not None:
+        problems.append(
+            f"prologue: its output is in the bytes of argument {argument}, which the caller "
+            f"reads and the group's kernel does not write"
         )
     for index, member in enumerate(members):
         for role, value in member.read_operands():

@@ -164,7 +164,9 @@ func.func @one_d(%x: memref<1x64xbf16>, %wk: memref<32x64xbf16>, %b: memref<32xb
 // An epilogue (a fused launch after the members) is one kernel with them on CUDA, which
 // never writes the members' D: a D read outside the group is refused.
 cublaslt_rt.plan @k {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 32 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
-func.func @d_read_outside(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %g: memref<1x32xbf16>, %u: memref<1x32xbf16>, %m: memref<1x32xbf16>, %later: memref<1x32xbf16>) {
+func.func @d_read_outside(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %m: memref<1x32xbf16>, %later: memref<1x32xbf16>) {
+  %g = cublaslt_rt.alloc : memref<1x32xbf16>
+  %u = cublaslt_rt.alloc : memref<1x32xbf16>
   // expected-error @+1 {{'cublaslt_rt.matmul_group' epilogue: cublaslt_rt.launch outside the group reads the D of member 0 (@k), which the group's kernel does not write}}
   cublaslt_rt.matmul_group {
     cublaslt_rt.matmul @k a(%w : memref<32x64xbf16>) b(%x : memref<1x64xbf16>) d(%g : memref<1x32xbf16>)
@@ -183,7 +185,9 @@ func.func @d_read_outside(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %g: mem
 
 // Its body must be elementwise, and read only the members' D.
 cublaslt_rt.plan @k {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 32 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
-func.func @reduction_and_stranger(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %g: memref<1x32xbf16>, %u: memref<1x32xbf16>, %other: memref<1x32xbf16>, %m: memref<1x32xbf16>) {
+func.func @reduction_and_stranger(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %other: memref<1x32xbf16>, %m: memref<1x32xbf16>) {
+  %g = cublaslt_rt.alloc : memref<1x32xbf16>
+  %u = cublaslt_rt.alloc : memref<1x32xbf16>
   // expected-error @+3 {{'cublaslt_rt.matmul_group' epilogue: its body must be elementwise (no reduction, slice, cat or transpose)}}
   // expected-error @+2 {{'cublaslt_rt.matmul_group' epilogue: input 1 must be one member's D, whole (32 elements of its type)}}
   // expected-error @+1 {{'cublaslt_rt.matmul_group' epilogue: it reads no D of member 1 (@k)}}
@@ -206,7 +210,8 @@ func.func @reduction_and_stranger(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>,
 // A fused launch before the members is the group's prologue: it must compute the
 // members' B, one row of k elements, from bytes no step of the group writes.
 cublaslt_rt.plan @k {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 32 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
-func.func @launch_first(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %g: memref<1x32xbf16>, %u: memref<1x32xbf16>, %m: memref<1x32xbf16>) {
+func.func @launch_first(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %g: memref<1x32xbf16>, %u: memref<1x32xbf16>) {
+  %m = cublaslt_rt.alloc : memref<1x32xbf16>
   // expected-error @+3 {{'cublaslt_rt.matmul_group' prologue: its output must be the members' B, whole (the same bytes)}}
   // expected-error @+2 {{'cublaslt_rt.matmul_group' prologue: its body must compute one row of 64 elements}}
   // expected-error @+1 {{'cublaslt_rt.matmul_group' prologue: input 0 shares bytes with what the group writes; the programs that read it run beside the ones that write}}
@@ -234,6 +239,28 @@ func.func @index_epilogue(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %g: mem
     // expected-error @+1 {{'cublaslt_rt.fused_launch' input: buffer memref<1x32xindex> holds index, which has no byte width}}
     cublaslt_rt.fused_launch ins(%g, %u, %i : memref<1x32xbf16>, memref<1x32xbf16>, memref<1x32xindex>) outs(%m : memref<1x32xbf16>) {
     ^bb0(%a: tensor<1x32xbf16>, %b: tensor<1x32xbf16>, %c: tensor<1x32xindex>):
+      %p = hl.mul %a, %b : (tensor<1x32xbf16>, tensor<1x32xbf16>) -> tensor<1x32xbf16>
+      hl.yield %p : tensor<1x32xbf16>
+    }
+  }
+  func.return
+}
+
+// -----
+
+// A D in the bytes of a function argument, here through a view of it: the caller reads
+// its arguments after the call (an input updated in place is the caller's own tensor),
+// and the group's kernel never writes D.
+cublaslt_rt.plan @k {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 32 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
+func.func @d_in_an_argument(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %m: memref<1x32xbf16>, %out: memref<2x32xbf16>) {
+  %g = cublaslt_rt.view %out {byte_offset = 64 : i64} : memref<2x32xbf16> -> memref<1x32xbf16>
+  %u = cublaslt_rt.alloc : memref<1x32xbf16>
+  // expected-error @+1 {{'cublaslt_rt.matmul_group' epilogue: the D of member 0 (@k) is in the bytes of argument 3, which the caller reads and the group's kernel does not write}}
+  cublaslt_rt.matmul_group {
+    cublaslt_rt.matmul @k a(%w : memref<32x64xbf16>) b(%x : memref<1x64xbf16>) d(%g : memref<1x32xbf16>)
+    cublaslt_rt.matmul @k a(%w : memref<32x64xbf16>) b(%x : memref<1x64xbf16>) d(%u : memref<1x32xbf16>)
+    cublaslt_rt.fused_launch ins(%g, %u : memref<1x32xbf16>, memref<1x32xbf16>) outs(%m : memref<1x32xbf16>) {
+    ^bb0(%a: tensor<1x32xbf16>, %b: tensor<1x32xbf16>):
       %p = hl.mul %a, %b : (tensor<1x32xbf16>, tensor<1x32xbf16>) -> tensor<1x32xbf16>
       hl.yield %p : tensor<1x32xbf16>
     }

@@ -10,7 +10,8 @@
 
 // B read by a launch after the group, which would find bytes the kernel never wrote.
 cublaslt_rt.plan @k {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 32 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
-func.func @b_read_outside(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %h: memref<1x64xbf16>, %d0: memref<1x32xbf16>, %d1: memref<1x32xbf16>, %later: memref<1x64xbf16>) {
+func.func @b_read_outside(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %d0: memref<1x32xbf16>, %d1: memref<1x32xbf16>, %later: memref<1x64xbf16>) {
+  %h = cublaslt_rt.alloc : memref<1x64xbf16>
   // expected-error @+1 {{'cublaslt_rt.matmul_group' prologue: cublaslt_rt.launch outside the group reads its output, which the group's kernel does not write}}
   cublaslt_rt.matmul_group {
     cublaslt_rt.fused_launch ins(%x : memref<1x64xbf16>) outs(%h : memref<1x64xbf16>) {
@@ -31,7 +32,8 @@ func.func @b_read_outside(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %h: mem
 // A reader through a view of B after the group counts too. (One before the group runs
 // before the group writes anything: matmul-group-aliased-readers.mlir.)
 cublaslt_rt.plan @k {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 32 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
-func.func @b_view_read_after(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %h: memref<1x64xbf16>, %d0: memref<1x32xbf16>, %d1: memref<1x32xbf16>, %late: memref<64xbf16>) {
+func.func @b_view_read_after(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %d0: memref<1x32xbf16>, %d1: memref<1x32xbf16>, %late: memref<64xbf16>) {
+  %h = cublaslt_rt.alloc : memref<1x64xbf16>
   %hv = cublaslt_rt.view %h {byte_offset = 0 : i64} : memref<1x64xbf16> -> memref<64xbf16>
   // expected-error @+1 {{'cublaslt_rt.matmul_group' prologue: cublaslt_rt.launch outside the group reads its output, which the group's kernel does not write}}
   cublaslt_rt.matmul_group {
@@ -73,7 +75,8 @@ func.func @two_outputs(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %h: memref
 
 // Its output must be the B the members read: not another buffer ...
 cublaslt_rt.plan @k {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 32 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
-func.func @output_not_b(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %h: memref<1x64xbf16>, %b: memref<1x64xbf16>, %d0: memref<1x32xbf16>, %d1: memref<1x32xbf16>) {
+func.func @output_not_b(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %b: memref<1x64xbf16>, %d0: memref<1x32xbf16>, %d1: memref<1x32xbf16>) {
+  %h = cublaslt_rt.alloc : memref<1x64xbf16>
   // expected-error @+1 {{'cublaslt_rt.matmul_group' prologue: its output must be the members' B, whole (the same bytes)}}
   cublaslt_rt.matmul_group {
     cublaslt_rt.fused_launch ins(%x : memref<1x64xbf16>) outs(%h : memref<1x64xbf16>) {
@@ -159,7 +162,8 @@ func.func @two_rows(%x: memref<2x32xbf16>, %w: memref<32x64xbf16>, %d0: memref<1
 // It reads nothing the group writes: here a member's D, which the members write while
 // the prologue's programs read it.
 cublaslt_rt.plan @q {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 64 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 64 : i64, ldd = 64 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
-func.func @input_is_d(%w: memref<64x64xbf16>, %h: memref<1x64xbf16>, %d0: memref<1x64xbf16>, %d1: memref<1x64xbf16>) {
+func.func @input_is_d(%w: memref<64x64xbf16>, %d0: memref<1x64xbf16>, %d1: memref<1x64xbf16>) {
+  %h = cublaslt_rt.alloc : memref<1x64xbf16>
   // expected-error @+1 {{'cublaslt_rt.matmul_group' prologue: input 0 shares bytes with what the group writes; the programs that read it run beside the ones that write}}
   cublaslt_rt.matmul_group {
     cublaslt_rt.fused_launch ins(%d1 : memref<1x64xbf16>) outs(%h : memref<1x64xbf16>) {
@@ -178,7 +182,10 @@ func.func @input_is_d(%w: memref<64x64xbf16>, %h: memref<1x64xbf16>, %d0: memref
 
 // ... or an epilogue's output (its second input, through a view of the same bytes).
 cublaslt_rt.plan @q {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 64 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 64 : i64, ldd = 64 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
-func.func @input_is_epilogue_output(%x: memref<1x64xbf16>, %w: memref<64x64xbf16>, %h: memref<1x64xbf16>, %d0: memref<1x64xbf16>, %d1: memref<1x64xbf16>, %e: memref<1x64xbf16>) {
+func.func @input_is_epilogue_output(%x: memref<1x64xbf16>, %w: memref<64x64xbf16>, %e: memref<1x64xbf16>) {
+  %h = cublaslt_rt.alloc : memref<1x64xbf16>
+  %d0 = cublaslt_rt.alloc : memref<1x64xbf16>
+  %d1 = cublaslt_rt.alloc : memref<1x64xbf16>
   %ev = cublaslt_rt.view %e {byte_offset = 0 : i64} : memref<1x64xbf16> -> memref<64xbf16>
   // expected-error @+1 {{'cublaslt_rt.matmul_group' prologue: input 1 shares bytes with what the group writes; the programs that read it run beside the ones that write}}
   cublaslt_rt.matmul_group {
@@ -205,7 +212,8 @@ func.func @input_is_epilogue_output(%x: memref<1x64xbf16>, %w: memref<64x64xbf16
 // Every member sums the row in one block: a row of 4096 runs in blocks of 2048, so no
 // program holds the whole row the prologue computes.
 cublaslt_rt.plan @w {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 32 : i64, n = 1 : i64, k = 4096 : i64, lda = 4096 : i64, ldb = 4096 : i64, ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
-func.func @row_wider_than_a_block(%x: memref<1x4096xbf16>, %w: memref<32x4096xbf16>, %h: memref<1x4096xbf16>, %d0: memref<1x32xbf16>, %d1: memref<1x32xbf16>) {
+func.func @row_wider_than_a_block(%x: memref<1x4096xbf16>, %w: memref<32x4096xbf16>, %d0: memref<1x32xbf16>, %d1: memref<1x32xbf16>) {
+  %h = cublaslt_rt.alloc : memref<1x4096xbf16>
   // expected-error @+2 {{'cublaslt_rt.matmul_group' prologue: member 0 (@w) sums its row in blocks of 2048 columns; a prologue needs the whole row (4096) in one}}
   // expected-error @+1 {{'cublaslt_rt.matmul_group' prologue: member 1 (@w) sums its row in blocks of 2048 columns; a prologue needs the whole row (4096) in one}}
   cublaslt_rt.matmul_group {
@@ -234,6 +242,26 @@ func.func @two_prologues(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %t: memr
       hl.yield %n : tensor<1x64xbf16>
     }
     cublaslt_rt.fused_launch ins(%t : memref<1x64xbf16>) outs(%h : memref<1x64xbf16>) {
+    ^bb0(%a: tensor<1x64xbf16>):
+      %m = hl.mean %a {dims = array<i64: -1>, keepdim} : tensor<1x64xbf16> -> tensor<1x1xbf16>
+      %c = hl.sub %a, %m : (tensor<1x64xbf16>, tensor<1x1xbf16>) -> tensor<1x64xbf16>
+      hl.yield %c : tensor<1x64xbf16>
+    }
+    cublaslt_rt.matmul @k a(%w : memref<32x64xbf16>) b(%h : memref<1x64xbf16>) d(%d0 : memref<1x32xbf16>)
+    cublaslt_rt.matmul @k a(%w : memref<32x64xbf16>) b(%h : memref<1x64xbf16>) d(%d1 : memref<1x32xbf16>)
+  }
+  func.return
+}
+
+// -----
+
+// B in the bytes of a function argument: the caller reads its arguments after the call,
+// and the group's kernel never writes B.
+cublaslt_rt.plan @k {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 32 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
+func.func @b_is_an_argument(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %h: memref<1x64xbf16>, %d0: memref<1x32xbf16>, %d1: memref<1x32xbf16>) {
+  // expected-error @+1 {{'cublaslt_rt.matmul_group' prologue: its output is in the bytes of argument 2, which the caller reads and the group's kernel does not write}}
+  cublaslt_rt.matmul_group {
+    cublaslt_rt.fused_launch ins(%x : memref<1x64xbf16>) outs(%h : memref<1x64xbf16>) {
     ^bb0(%a: tensor<1x64xbf16>):
       %m = hl.mean %a {dims = array<i64: -1>, keepdim} : tensor<1x64xbf16> -> tensor<1x1xbf16>
       %c = hl.sub %a, %m : (tensor<1x64xbf16>, tensor<1x1xbf16>) -> tensor<1x64xbf16>

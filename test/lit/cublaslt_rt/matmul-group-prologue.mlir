@@ -12,6 +12,7 @@
 cublaslt_rt.plan @q {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 64 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 64 : i64, ldd = 64 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
 cublaslt_rt.plan @k {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 32 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
 // CHECK-LABEL: func.func @qkv(
+// CHECK-NEXT:    %h = cublaslt_rt.alloc : memref<1x64xbf16>
 // CHECK-NEXT:    cublaslt_rt.matmul_group {
 // CHECK-NEXT:      cublaslt_rt.fused_launch ins(%x, %g : memref<1x64xbf16>, memref<64xbf16>) outs(%h : memref<1x64xbf16>) {
 // CHECK-NEXT:      ^bb0(%{{.*}}: tensor<1x64xbf16>, %{{.*}}: tensor<64xbf16>):
@@ -42,7 +43,8 @@ cublaslt_rt.plan @k {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, o
 // GENERIC-NEXT:      "cublaslt_rt.matmul"(%wk, %h, %k) <{plan = @k, operandSegmentSizes = array<i32: 1, 1, 0, 0, 1>}>
 // GENERIC-NEXT:      "cublaslt_rt.matmul"(%wk, %h, %v) <{plan = @k, operandSegmentSizes = array<i32: 1, 1, 0, 0, 1>}>
 // GENERIC-NEXT:    }) : () -> ()
-func.func @qkv(%x: memref<1x64xbf16>, %g: memref<64xbf16>, %wq: memref<64x64xbf16>, %wk: memref<32x64xbf16>, %h: memref<1x64xbf16>, %q: memref<1x64xbf16>, %k: memref<1x32xbf16>, %v: memref<1x32xbf16>) {
+func.func @qkv(%x: memref<1x64xbf16>, %g: memref<64xbf16>, %wq: memref<64x64xbf16>, %wk: memref<32x64xbf16>, %q: memref<1x64xbf16>, %k: memref<1x32xbf16>, %v: memref<1x32xbf16>) {
+  %h = cublaslt_rt.alloc : memref<1x64xbf16>
   cublaslt_rt.matmul_group {
     cublaslt_rt.fused_launch ins(%x, %g : memref<1x64xbf16>, memref<64xbf16>) outs(%h : memref<1x64xbf16>) {
     ^bb0(%xa: tensor<1x64xbf16>, %ga: tensor<64xbf16>):
@@ -70,6 +72,9 @@ func.func @qkv(%x: memref<1x64xbf16>, %g: memref<64xbf16>, %wq: memref<64x64xbf1
 // A prologue and an epilogue: the norm, gate and up, then SiLU(gate) * up.
 cublaslt_rt.plan @k {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 32 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
 // CHECK-LABEL: func.func @mlp(
+// CHECK-NEXT:    %h = cublaslt_rt.alloc : memref<1x64xbf16>
+// CHECK-NEXT:    %gt = cublaslt_rt.alloc : memref<1x32xbf16>
+// CHECK-NEXT:    %up = cublaslt_rt.alloc : memref<1x32xbf16>
 // CHECK-NEXT:    cublaslt_rt.matmul_group {
 // CHECK-NEXT:      cublaslt_rt.fused_launch ins(%x, %g : memref<1x64xbf16>, memref<64xbf16>) outs(%h : memref<1x64xbf16>) {
 // CHECK:             hl.rsqrt
@@ -96,7 +101,10 @@ cublaslt_rt.plan @k {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, o
 // GENERIC:             "hl.yield"
 // GENERIC-NEXT:      }) : (memref<1x32xbf16>, memref<1x32xbf16>, memref<1x32xbf16>) -> ()
 // GENERIC-NEXT:    }) : () -> ()
-func.func @mlp(%x: memref<1x64xbf16>, %g: memref<64xbf16>, %wg: memref<32x64xbf16>, %wu: memref<32x64xbf16>, %h: memref<1x64xbf16>, %gt: memref<1x32xbf16>, %up: memref<1x32xbf16>, %m: memref<1x32xbf16>) -> memref<1x32xbf16> {
+func.func @mlp(%x: memref<1x64xbf16>, %g: memref<64xbf16>, %wg: memref<32x64xbf16>, %wu: memref<32x64xbf16>, %m: memref<1x32xbf16>) -> memref<1x32xbf16> {
+  %h = cublaslt_rt.alloc : memref<1x64xbf16>
+  %gt = cublaslt_rt.alloc : memref<1x32xbf16>
+  %up = cublaslt_rt.alloc : memref<1x32xbf16>
   cublaslt_rt.matmul_group {
     cublaslt_rt.fused_launch ins(%x, %g : memref<1x64xbf16>, memref<64xbf16>) outs(%h : memref<1x64xbf16>) {
     ^bb0(%xa: tensor<1x64xbf16>, %ga: tensor<64xbf16>):

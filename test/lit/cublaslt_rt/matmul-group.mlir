@@ -61,6 +61,8 @@ func.func @views(%x3: memref<1x1x64xbf16>, %wq: memref<64x64xbf16>, %wk: memref<
 
 // With an epilogue: one elementwise fused launch after the members, reading their D.
 // CHECK-LABEL: func.func @gated(
+// CHECK-NEXT:    %g = cublaslt_rt.alloc : memref<1x32xbf16>
+// CHECK-NEXT:    %u = cublaslt_rt.alloc : memref<1x32xbf16>
 // CHECK-NEXT:    cublaslt_rt.matmul_group {
 // CHECK-NEXT:      cublaslt_rt.matmul @k a(%w : memref<32x64xbf16>) b(%x : memref<1x64xbf16>) d(%g : memref<1x32xbf16>)
 // CHECK-NEXT:      cublaslt_rt.matmul @k a(%w : memref<32x64xbf16>) b(%x : memref<1x64xbf16>) d(%u : memref<1x32xbf16>)
@@ -72,7 +74,9 @@ func.func @views(%x3: memref<1x1x64xbf16>, %wq: memref<64x64xbf16>, %wk: memref<
 // CHECK-NEXT:      }
 // CHECK-NEXT:    }
 cublaslt_rt.plan @k {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 32 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
-func.func @gated(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %g: memref<1x32xbf16>, %u: memref<1x32xbf16>, %m: memref<1x32xbf16>) -> memref<1x32xbf16> {
+func.func @gated(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %m: memref<1x32xbf16>) -> memref<1x32xbf16> {
+  %g = cublaslt_rt.alloc : memref<1x32xbf16>
+  %u = cublaslt_rt.alloc : memref<1x32xbf16>
   cublaslt_rt.matmul_group {
     cublaslt_rt.matmul @k a(%w : memref<32x64xbf16>) b(%x : memref<1x64xbf16>) d(%g : memref<1x32xbf16>)
     cublaslt_rt.matmul @k a(%w : memref<32x64xbf16>) b(%x : memref<1x64xbf16>) d(%u : memref<1x32xbf16>)

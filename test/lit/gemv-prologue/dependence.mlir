@@ -11,6 +11,7 @@
 // past it, and the op stays where it was.
 cublaslt_rt.plan @k {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 32 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
 // CHECK-LABEL: func.func @crosses_a_reader(
+// CHECK-NEXT:    %h = cublaslt_rt.alloc : memref<1x64xbf16>
 // CHECK-NEXT:    cublaslt_rt.launch "hl.neg" ins(%x : memref<1x64xbf16>) outs(%t : memref<1x64xbf16>)
 // CHECK-NEXT:    cublaslt_rt.matmul_group {
 // CHECK-NEXT:      cublaslt_rt.fused_launch ins(%x : memref<1x64xbf16>) outs(%h : memref<1x64xbf16>) {
@@ -20,7 +21,8 @@ cublaslt_rt.plan @k {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, o
 // CHECK-NEXT:      cublaslt_rt.matmul @k a(%w : memref<32x64xbf16>) b(%h : memref<1x64xbf16>) d(%d1 : memref<1x32xbf16>)
 // CHECK-NEXT:    }
 // CHECK-NEXT:    func.return
-func.func @crosses_a_reader(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %h: memref<1x64xbf16>, %t: memref<1x64xbf16>, %d0: memref<1x32xbf16>, %d1: memref<1x32xbf16>) {
+func.func @crosses_a_reader(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %t: memref<1x64xbf16>, %d0: memref<1x32xbf16>, %d1: memref<1x32xbf16>) {
+  %h = cublaslt_rt.alloc : memref<1x64xbf16>
   cublaslt_rt.fused_launch ins(%x : memref<1x64xbf16>) outs(%h : memref<1x64xbf16>) {
   ^bb0(%a: tensor<1x64xbf16>):
     %m = hl.mean %a {dims = array<i64: -1>, keepdim} : tensor<1x64xbf16> -> tensor<1x1xbf16>
@@ -41,6 +43,7 @@ func.func @crosses_a_reader(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %h: m
 // past it, the launch would read the new bytes. It stays.
 cublaslt_rt.plan @k {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 32 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
 // CHECK-LABEL: func.func @input_written_between(
+// CHECK-NEXT:    %h = cublaslt_rt.alloc : memref<1x64xbf16>
 // CHECK-NEXT:    %xv = cublaslt_rt.view
 // CHECK-NEXT:    cublaslt_rt.fused_launch ins(%x : memref<1x64xbf16>) outs(%h : memref<1x64xbf16>)
 // CHECK:         cublaslt_rt.launch "hl.neg" ins(%t : memref<64xbf16>) outs(%xv : memref<64xbf16>)
@@ -48,7 +51,8 @@ cublaslt_rt.plan @k {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, o
 // CHECK-NEXT:      cublaslt_rt.matmul @k
 // CHECK-NEXT:      cublaslt_rt.matmul @k
 // CHECK-NEXT:    }
-func.func @input_written_between(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %h: memref<1x64xbf16>, %t: memref<64xbf16>, %d0: memref<1x32xbf16>, %d1: memref<1x32xbf16>) {
+func.func @input_written_between(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %t: memref<64xbf16>, %d0: memref<1x32xbf16>, %d1: memref<1x32xbf16>) {
+  %h = cublaslt_rt.alloc : memref<1x64xbf16>
   %xv = cublaslt_rt.view %x {byte_offset = 0 : i64} : memref<1x64xbf16> -> memref<64xbf16>
   cublaslt_rt.fused_launch ins(%x : memref<1x64xbf16>) outs(%h : memref<1x64xbf16>) {
   ^bb0(%a: tensor<1x64xbf16>):
@@ -104,7 +108,8 @@ func.func private @opaque()
 // CHECK-NEXT:      cublaslt_rt.matmul @k
 // CHECK-NEXT:      cublaslt_rt.matmul @k
 // CHECK-NEXT:    }
-func.func @call_between(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %h: memref<1x64xbf16>, %d0: memref<1x32xbf16>, %d1: memref<1x32xbf16>) {
+func.func @call_between(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %d0: memref<1x32xbf16>, %d1: memref<1x32xbf16>) {
+  %h = cublaslt_rt.alloc : memref<1x64xbf16>
   cublaslt_rt.fused_launch ins(%x : memref<1x64xbf16>) outs(%h : memref<1x64xbf16>) {
   ^bb0(%a: tensor<1x64xbf16>):
     %m = hl.mean %a {dims = array<i64: -1>, keepdim} : tensor<1x64xbf16> -> tensor<1x1xbf16>
@@ -125,12 +130,18 @@ func.func @call_between(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %h: memre
 // read those bytes while others write them. It stays.
 cublaslt_rt.plan @k {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 32 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
 // CHECK-LABEL: func.func @reads_the_epilogue_output(
+// CHECK-NEXT:    %h = cublaslt_rt.alloc : memref<1x64xbf16>
+// CHECK-NEXT:    %d0 = cublaslt_rt.alloc : memref<1x32xbf16>
+// CHECK-NEXT:    %d1 = cublaslt_rt.alloc : memref<1x32xbf16>
 // CHECK-NEXT:    cublaslt_rt.fused_launch ins(%e : memref<1x64xbf16>) outs(%h : memref<1x64xbf16>)
 // CHECK:         cublaslt_rt.matmul_group {
 // CHECK-NEXT:      cublaslt_rt.matmul @k
 // CHECK-NEXT:      cublaslt_rt.matmul @k
 // CHECK-NEXT:      cublaslt_rt.fused_launch ins(%d0, %d1 : memref<1x32xbf16>, memref<1x32xbf16>) outs(%ev : memref<1x32xbf16>)
-func.func @reads_the_epilogue_output(%e: memref<1x64xbf16>, %w: memref<32x64xbf16>, %h: memref<1x64xbf16>, %d0: memref<1x32xbf16>, %d1: memref<1x32xbf16>) {
+func.func @reads_the_epilogue_output(%e: memref<1x64xbf16>, %w: memref<32x64xbf16>) {
+  %h = cublaslt_rt.alloc : memref<1x64xbf16>
+  %d0 = cublaslt_rt.alloc : memref<1x32xbf16>
+  %d1 = cublaslt_rt.alloc : memref<1x32xbf16>
   cublaslt_rt.fused_launch ins(%e : memref<1x64xbf16>) outs(%h : memref<1x64xbf16>) {
   ^bb0(%a: tensor<1x64xbf16>):
     %m = hl.mean %a {dims = array<i64: -1>, keepdim} : tensor<1x64xbf16> -> tensor<1x1xbf16>
@@ -156,6 +167,8 @@ func.func @reads_the_epilogue_output(%e: memref<1x64xbf16>, %w: memref<32x64xbf1
 // program order.
 cublaslt_rt.plan @k {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 32 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
 // CHECK-LABEL: func.func @two_layers(
+// CHECK-NEXT:    %h = cublaslt_rt.alloc : memref<1x64xbf16>
+// CHECK-NEXT:    %h2 = cublaslt_rt.alloc : memref<1x64xbf16>
 // CHECK-NEXT:    cublaslt_rt.matmul_group {
 // CHECK-NEXT:      cublaslt_rt.fused_launch ins(%x : memref<1x64xbf16>) outs(%h : memref<1x64xbf16>)
 // CHECK:             hl.yield
@@ -171,7 +184,9 @@ cublaslt_rt.plan @k {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, o
 // CHECK-NEXT:      cublaslt_rt.matmul @k a(%w : memref<32x64xbf16>) b(%h2 : memref<1x64xbf16>) d(%d3 : memref<1x32xbf16>)
 // CHECK-NEXT:    }
 // CHECK-NEXT:    func.return
-func.func @two_layers(%x: memref<1x64xbf16>, %y: memref<1x64xbf16>, %w: memref<32x64xbf16>, %h: memref<1x64xbf16>, %h2: memref<1x64xbf16>, %d0: memref<1x32xbf16>, %d1: memref<1x32xbf16>, %d2: memref<1x32xbf16>, %d3: memref<1x32xbf16>) {
+func.func @two_layers(%x: memref<1x64xbf16>, %y: memref<1x64xbf16>, %w: memref<32x64xbf16>, %d0: memref<1x32xbf16>, %d1: memref<1x32xbf16>, %d2: memref<1x32xbf16>, %d3: memref<1x32xbf16>) {
+  %h = cublaslt_rt.alloc : memref<1x64xbf16>
+  %h2 = cublaslt_rt.alloc : memref<1x64xbf16>
   cublaslt_rt.fused_launch ins(%x : memref<1x64xbf16>) outs(%h : memref<1x64xbf16>) {
   ^bb0(%a: tensor<1x64xbf16>):
     %m = hl.mean %a {dims = array<i64: -1>, keepdim} : tensor<1x64xbf16> -> tensor<1x1xbf16>
@@ -193,4 +208,33 @@ func.func @two_layers(%x: memref<1x64xbf16>, %y: memref<1x64xbf16>, %w: memref<3
     cublaslt_rt.matmul @k a(%w : memref<32x64xbf16>) b(%h2 : memref<1x64xbf16>) d(%d3 : memref<1x32xbf16>)
   }
   func.return
+}
+
+// -----
+
+// The launch writes a function argument, which the caller reads after the call: in the
+// group its output would never be written. It stays.
+cublaslt_rt.plan @k {transa = #cublaslt<trans t>, transb = #cublaslt<trans n>, order_a = #cublaslt<order col>, order_b = #cublaslt<order col>, order_c = #cublaslt<order col>, order_d = #cublaslt<order col>, m = 32 : i64, n = 1 : i64, k = 64 : i64, lda = 64 : i64, ldb = 64 : i64, ldc = 32 : i64, ldd = 32 : i64, batch_count = 1 : i64, stride_a = 0 : i64, stride_b = 0 : i64, stride_c = 0 : i64, stride_d = 0 : i64, a_dtype = #cublaslt<dtype bf16>, b_dtype = #cublaslt<dtype bf16>, c_dtype = #cublaslt<dtype bf16>, d_dtype = #cublaslt<dtype bf16>, compute_type = #cublaslt<compute compute_32f>, scale_type = #cublaslt<dtype f32>, alpha = 1.000000e+00 : f64, beta = 0.000000e+00 : f64, epilogue = #cublaslt<epilogue default>, workspace_size = 0 : i64, algorithm = "gemv"}
+// CHECK-LABEL: func.func @writes_an_argument(
+// CHECK-NEXT:    %d0 = cublaslt_rt.alloc
+// CHECK-NEXT:    %d1 = cublaslt_rt.alloc
+// CHECK-NEXT:    cublaslt_rt.fused_launch ins(%x : memref<1x64xbf16>) outs(%h : memref<1x64xbf16>)
+// CHECK:         cublaslt_rt.matmul_group {
+// CHECK-NEXT:      cublaslt_rt.matmul @k
+// CHECK-NEXT:      cublaslt_rt.matmul @k
+// CHECK-NEXT:    }
+func.func @writes_an_argument(%x: memref<1x64xbf16>, %w: memref<32x64xbf16>, %h: memref<1x64xbf16>) -> (memref<1x32xbf16>, memref<1x32xbf16>) {
+  %d0 = cublaslt_rt.alloc : memref<1x32xbf16>
+  %d1 = cublaslt_rt.alloc : memref<1x32xbf16>
+  cublaslt_rt.fused_launch ins(%x : memref<1x64xbf16>) outs(%h : memref<1x64xbf16>) {
+  ^bb0(%a: tensor<1x64xbf16>):
+    %m = hl.mean %a {dims = array<i64: -1>, keepdim} : tensor<1x64xbf16> -> tensor<1x1xbf16>
+    %c = hl.sub %a, %m : (tensor<1x64xbf16>, tensor<1x1xbf16>) -> tensor<1x64xbf16>
+    hl.yield %c : tensor<1x64xbf16>
+  }
+  cublaslt_rt.matmul_group {
+    cublaslt_rt.matmul @k a(%w : memref<32x64xbf16>) b(%h : memref<1x64xbf16>) d(%d0 : memref<1x32xbf16>)
+    cublaslt_rt.matmul @k a(%w : memref<32x64xbf16>) b(%h : memref<1x64xbf16>) d(%d1 : memref<1x32xbf16>)
+  }
+  func.return %d0, %d1 : memref<1x32xbf16>, memref<1x32xbf16>
 }
