@@ -78,7 +78,7 @@ from lumir.runtime.plans import (
     TailLaunch,
     workspace_size,
 )
-from lumir.runtime.triton_launch import WarmUp, compile_ahead
+from lumir.runtime.triton_launch import KernelCompileError, WarmUp, compile_ahead
 
 Launch = Callable[[], object]
 """A zero-argument step of the run phase (the shape `CudaGraphProgram` captures)."""
@@ -152,7 +152,14 @@ class Loader:
             self._load_op(op)
         if outputs is None:
             raise LumirDiagnosticError([op_diagnostic(func, "the function has no func.return")])
-        compile_ahead(self.warm_ups)
+        try:
+            compile_ahead(self.warm_ups)
+        except KernelCompileError:
+            for plan in self.plans:  # nothing will run them: release their cuBLASLt objects
+                close = getattr(plan, "close", None)
+                if close is not None:
+                    close()
+            raise
         return LoadedFunction(
             func.sym_name.data,
             self.device,

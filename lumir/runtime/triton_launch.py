@@ -27,8 +27,12 @@ then prepares every kernel it compiled for launching, in the same threads: the
 compiler runs as a subprocess, so the launchers build side by side.
 
 Nothing changes in what runs: where ahead-of-time compiling is not possible (Triton's
-interpreter, a Triton without `AsyncCompileMode`) or a compile fails, the kernel is
-compiled at its first launch as before, and a failure is reported there.
+interpreter, a Triton without `AsyncCompileMode`) or a warm-up itself fails, the kernel
+is compiled at its first launch as before, and a failure is reported there. A compile
+that fails is reported at once, as `KernelCompileError` from the load: the launch would
+compile the same source again at the program's first run and fail there, after earlier
+launches may have updated a caller's tensor in place (a KV cache), where a caller can
+no longer run the call another way. At the load nothing has run yet.
 """
 
 from __future__ import annotations
@@ -56,9 +60,17 @@ SWITCH = "LUMIR_COMPILE_AHEAD"
 launch, one after another (to measure what compiling ahead saves, or to rule it out)."""
 
 
-_WARMED: ContextVar[list[object] | None] = ContextVar("lumir_warmed_kernels", default=None)
+_WARMED: ContextVar[list[tuple[str, object]] | None] = ContextVar(
+    "lumir_warmed_kernels", default=None
+)
 """While `compile_ahead` runs its warm-ups: where each `TritonLaunch.warm_up` puts the
-kernel Triton handed back, for its launcher and module to be prepared next."""
+kernel's name and what Triton handed back, for its launcher and module to be prepared
+next (or its failed compile reported)."""
+
+
+class KernelCompileError(RuntimeError):
+    """A Triton kernel of a program failed to compile ahead of the program's first run
+    (`compile_ahead`): its launch would fail the same way there."""
 
 
 @dataclass(frozen=True)
@@ -91,7 +103,7 @@ class TritonLaunch:
         compiled = self.kernel.warmup(*self.arguments, grid=self.grid, **self.options)  # type: ignore[attr-defined]
         sink = _WARMED.get()
         if sink is not None and compiled is not None:
-            sink.append(compiled)
+            sink.append((_kernel_name(self.kernel), compiled))
 
 
 WarmUp = Callable[[], None]
@@ -106,8 +118,10 @@ def compile_ahead(warm_ups: Iterable[WarmUp]) -> int:
     Does nothing (returns 0) under Triton's interpreter, with fewer than two warm-ups
     (nothing to overlap), with `LUMIR_COMPILE_AHEAD=0`, or with a Triton that lacks
     `AsyncCompileMode` (3.5 and later have it); those kernels compile at their first
-    launch, as they always did. A warm-up that fails is ignored here: its launch
-    compiles again when it runs and reports the failure where it always did.
+    launch, as they always did. A warm-up that raises is ignored here: its launch
+    compiles when it runs and reports the failure where it always did. A compile that
+    failed raises `KernelCompileError` naming its kernels, once every other kernel is
+    prepared: Triton compiles the same source for the launch, which would fail too.
     """
     pending = list(warm_ups)
     if len(pending) < 2 or os.environ.get("TRITON_INTERPRET") == "1":
@@ -131,11 +145,43 @@ def compile_ahead(warm_ups: Iterable[WarmUp]) -> int:
                     except Exception:  # its launch compiles (and reports) at its first run
                         continue
             # Leaving the mode waited for every compile; now the launchers, side by side.
-            kernels = _distinct(_compiled(handle) for handle in warmed)
+            kernels = _distinct(_compiled(handle) for _, handle in warmed)
             list(pool.map(lambda kernel: _prepare_launch(kernel, device), kernels))
     finally:
         _WARMED.reset(token)
+    failures = _failed_compiles(warmed)
+    if failures:
+        raise KernelCompileError(
+            "Triton could not compile "
+            + "; ".join(
+                f"{name}: {type(error).__name__}: {_first_line(error)}" for name, error in failures
+            )
+        )
     return len(pending)
+
+
+def _kernel_name(kernel: object) -> str:
+    return str(getattr(kernel, "__name__", None) or type(kernel).__name__)
+
+
+def _first_line(error: BaseException) -> str:
+    lines = [line for line in str(error).splitlines() if line.strip()]
+    return lines[0] if lines else "(no message)"
+
+
+def _failed_compiles(warmed: Iterable[tuple[str, object]]) -> list[tuple[str, BaseException]]:
+    """Each kernel whose compile failed in the async mode, with Triton's error, once:
+    a future with no kernel (the mode ignored its error) holds the error."""
+    failed: dict[int, tuple[str, BaseException]] = {}
+    for name, handle in warmed:
+        if type(handle).__name__ != "FutureKernel" or getattr(handle, "kernel", None) is not None:
+            continue
+        future = getattr(handle, "future", None)
+        done = future is not None and future.done() and not future.cancelled()
+        error = future.exception() if done else None
+        if error is not None:
+            failed.setdefault(id(handle), (name, error))
+    return list(failed.values())
 
 
 def _current_device() -> object:

@@ -42,6 +42,7 @@ from lumir.runtime.buffers import UnsupportedTypeError, shaped_type_parts, torch
 from lumir.runtime.gemm_autotune import AutotuneSettingError, autotune_requested
 from lumir.runtime.interpreter import find_function, signature
 from lumir.runtime.limits import check_function_sizes
+from lumir.runtime.triton_launch import KernelCompileError
 from lumir.tools.driver import (
     Chunk,
     CompiledChunk,
@@ -576,7 +577,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             prefix = "lumir-run: " if diagnostic.location is None else ""
             print(f"{prefix}{diagnostic}", file=sys.stderr)
         return 1
-    except (DeviceUnavailableError, AutotuneSettingError) as error:
+    except (DeviceUnavailableError, AutotuneSettingError, KernelCompileError) as error:
         print(f"lumir-run: error: {error}", file=sys.stderr)
         return 1
 

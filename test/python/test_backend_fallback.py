@@ -321,6 +321,17 @@ class CountingLinear(torch.nn.Module):
         return self.linear(x) * self.n
 
 
+def _counting_pair():
+    """Two `CountingLinear`s with the same weights, the second compiled by lumir, and
+    an input."""
+    torch.manual_seed(0)
+    eager = CountingLinear()
+    model = CountingLinear()
+    model.load_state_dict(eager.state_dict())
+    torch._dynamo.reset()
+    return eager, model, torch.compile(model, backend="lumir"), torch.randn(2, 8)
+
+
 def test_a_failure_after_an_in_place_update_is_not_run_again_in_eager(monkeypatch):
     """A program that fails after its launches wrote an argument in place (here: every
     launch ran, then the call failed, as an allocation of a fresh output can) must not
@@ -330,13 +341,7 @@ def test_a_failure_after_an_in_place_update_is_not_run_again_in_eager(monkeypatc
     update; the sizes run in eager from the next call, which counts as eager does."""
     from lumir.runtime.program import Program
 
-    torch.manual_seed(0)
-    eager = CountingLinear()
-    model = CountingLinear()
-    model.load_state_dict(eager.state_dict())
-    torch._dynamo.reset()
-    compiled = torch.compile(model, backend="lumir")
-    x = torch.randn(2, 8)
+    eager, model, compiled, x = _counting_pair()
     with torch.no_grad():
         torch.testing.assert_close(compiled(x), eager(x))
     real_execute = Program._execute
@@ -357,3 +362,25 @@ def test_a_failure_after_an_in_place_update_is_not_run_again_in_eager(monkeypatc
             warnings.simplefilter("ignore", LumirRuntimeFallbackWarning)
             torch.testing.assert_close(compiled(x), eager(x))
     assert model.n.item() == eager.n.item() == 3
+
+
+def test_a_kernel_that_fails_to_compile_at_load_sends_its_sizes_to_eager_first(monkeypatch):
+    """A Triton kernel that fails to compile ahead fails the program's load
+    (`KernelCompileError`), before anything ran: the call runs in eager with one
+    warning naming it, the in-place counter counts once (no `LumirRuntimeError`, which
+    a failure at the kernel's first launch, after the update, gives), and the sizes stay
+    in eager. The CPU program compiles no Triton kernel, so the load's compile step
+    stands in for one that fails."""
+    from lumir.runtime import loader
+    from lumir.runtime.triton_launch import KernelCompileError
+
+    def fail_to_compile(warm_ups):
+        raise KernelCompileError("Triton could not compile gemv_kernel: RuntimeError: simulated")
+
+    monkeypatch.setattr(loader, "compile_ahead", fail_to_compile)
+    eager, model, compiled, x = _counting_pair()
+    with torch.no_grad():
+        with pytest.warns(LumirRuntimeFallbackWarning, match="KernelCompileError.*gemv_kernel"):
+            torch.testing.assert_close(compiled(x), eager(x))
+        torch.testing.assert_close(compiled(x), eager(x))
+    assert model.n.item() == eager.n.item() == 2

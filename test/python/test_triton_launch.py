@@ -13,6 +13,7 @@ from __future__ import annotations
 import sys
 import threading
 import types
+from concurrent.futures import Future
 
 import pytest
 import torch
@@ -114,10 +115,13 @@ class _Compiled:
 
 class FutureKernel:
     """Triton's async-mode handle (matched by name): `kernel` is None when the compile
-    failed."""
+    failed, and then its `future` holds the compile's error."""
 
-    def __init__(self, kernel: object) -> None:
+    def __init__(self, kernel: object, error: BaseException | None = None) -> None:
         self.kernel = kernel
+        if error is not None:
+            self.future = Future()
+            self.future.set_exception(error)
 
     def __getattr__(self, name: str) -> object:
         raise AssertionError(f"a future's {name} was asked for; only its kernel may be")
@@ -128,22 +132,63 @@ def test_compile_ahead_prepares_each_compiled_kernel_once_off_the_calling_thread
 ) -> None:
     """The launcher and module of every kernel a warm-up compiled are made ready in the
     pool, not at the kernel's first launch; a kernel shared by two launches is prepared
-    once, a failed compile is skipped and a failing preparation is left to the launch."""
+    once, and a failing preparation is left to the launch."""
     monkeypatch.setattr(triton_launch, "_current_device", lambda: None)
     shared, alone, failing = _Compiled(), _Compiled(), _Compiled(fails=True)
-    kernels = [_Kernel() for _ in range(5)]
+    kernels = [_Kernel() for _ in range(4)]
     for kernel, compiled in zip(
-        kernels, [shared, shared, FutureKernel(alone), FutureKernel(None), failing], strict=True
+        kernels, [shared, shared, FutureKernel(alone), failing], strict=True
     ):
         kernel.compiled = compiled
     launches = [TritonLaunch(kernel, (1,), (index,)) for index, kernel in enumerate(kernels)]
-    assert compile_ahead(launch.warm_up for launch in launches) == 5
+    assert compile_ahead(launch.warm_up for launch in launches) == 4
     for compiled in (shared, alone, failing):
         assert len(compiled.prepared_on) == 1
         assert compiled.prepared_on[0] != threading.current_thread().name
     assert triton_launch._WARMED.get() is None  # warm-ups outside compile_ahead collect nothing
     launches[0].warm_up()
     assert len(shared.prepared_on) == 1
+
+
+def test_a_failed_compile_fails_the_load_once_the_others_are_prepared(
+    async_mode, monkeypatch
+) -> None:
+    """A compile that fails ahead would fail again at the launch, in the program's
+    first run, after earlier launches may have written a KV cache in place: the load
+    reports it instead (before: ignored, left to that launch), naming each kernel with
+    Triton's first line, once per kernel. The other kernels are still prepared."""
+    monkeypatch.setattr(triton_launch, "_current_device", lambda: None)
+    good = _Compiled()
+    error = RuntimeError("PassManager::run failed\noperand #0 does not dominate this use")
+    broken = FutureKernel(None, error)
+    kernels = [_Kernel() for _ in range(3)]
+    for kernel, compiled in zip(kernels, [good, broken, broken], strict=True):
+        kernel.compiled = compiled
+    kernels[1].__name__ = "gemv_prologue_kernel"
+    launches = [TritonLaunch(kernel, (1,), (index,)) for index, kernel in enumerate(kernels)]
+    with pytest.raises(triton_launch.KernelCompileError) as raised:
+        compile_ahead(launch.warm_up for launch in launches)
+    assert str(raised.value) == (
+        "Triton could not compile gemv_prologue_kernel: RuntimeError: PassManager::run failed"
+    )
+    assert len(good.prepared_on) == 1
+
+
+def test_lumir_run_reports_a_kernel_that_fails_to_compile(monkeypatch, capsys) -> None:
+    """What a user of `lumir-run` sees: the error's one line, exit 1, no traceback."""
+    from pathlib import Path
+
+    from lumir.tools import lumir_run
+
+    def fail(*args, **kwargs):
+        raise triton_launch.KernelCompileError("Triton could not compile fused_kernel: boom")
+
+    monkeypatch.setattr(lumir_run, "load", fail)
+    example = Path(__file__).resolve().parents[2] / "examples" / "mlp_block.mlir"
+    assert lumir_run.main([str(example), "--device", "cpu"]) == 1
+    assert capsys.readouterr().err == (
+        "lumir-run: error: Triton could not compile fused_kernel: boom\n"
+    )
 
 
 def test_nothing_is_compiled_ahead_where_it_cannot_help(async_mode, monkeypatch) -> None:
