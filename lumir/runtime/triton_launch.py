@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 
@@ -60,12 +60,13 @@ SWITCH = "LUMIR_COMPILE_AHEAD"
 launch, one after another (to measure what compiling ahead saves, or to rule it out)."""
 
 
-_WARMED: ContextVar[list[tuple[str, object]] | None] = ContextVar(
-    "lumir_warmed_kernels", default=None
-)
+_WARMED: ContextVar[list[object] | None] = ContextVar("lumir_warmed_kernels", default=None)
 """While `compile_ahead` runs its warm-ups: where each `TritonLaunch.warm_up` puts the
-kernel's name and what Triton handed back, for its launcher and module to be prepared
-next (or its failed compile reported)."""
+kernel Triton handed back, for its launcher and module to be prepared next."""
+
+_WARMING: ContextVar[str | None] = ContextVar("lumir_warming_kernel", default=None)
+"""The name of the kernel a `TritonLaunch.warm_up` is asking Triton to compile, which
+`_CompileRecorder` files each compile Triton submits under."""
 
 
 class KernelCompileError(RuntimeError):
@@ -100,10 +101,14 @@ class TritonLaunch:
 
     def warm_up(self) -> None:
         """Compile this launch's specialisation without launching it."""
-        compiled = self.kernel.warmup(*self.arguments, grid=self.grid, **self.options)  # type: ignore[attr-defined]
+        token = _WARMING.set(_kernel_name(self.kernel))
+        try:
+            compiled = self.kernel.warmup(*self.arguments, grid=self.grid, **self.options)  # type: ignore[attr-defined]
+        finally:
+            _WARMING.reset(token)
         sink = _WARMED.get()
         if sink is not None and compiled is not None:
-            sink.append((_kernel_name(self.kernel), compiled))
+            sink.append(compiled)
 
 
 WarmUp = Callable[[], None]
@@ -138,18 +143,19 @@ def compile_ahead(warm_ups: Iterable[WarmUp]) -> int:
     token = _WARMED.set(warmed)
     try:
         with ThreadPoolExecutor(threads) as pool:
-            with AsyncCompileMode(pool, ignore_errors=True):
+            compiles = _CompileRecorder(pool)
+            with AsyncCompileMode(compiles, ignore_errors=True):
                 for warm_up in pending:
                     try:
                         warm_up()
                     except Exception:  # its launch compiles (and reports) at its first run
                         continue
             # Leaving the mode waited for every compile; now the launchers, side by side.
-            kernels = _distinct(_compiled(handle) for _, handle in warmed)
+            kernels = _distinct(_compiled(handle) for handle in warmed)
             list(pool.map(lambda kernel: _prepare_launch(kernel, device), kernels))
     finally:
         _WARMED.reset(token)
-    failures = _failed_compiles(warmed)
+    failures = compiles.failures()
     if failures:
         raise KernelCompileError(
             "Triton could not compile "
@@ -169,19 +175,32 @@ def _first_line(error: BaseException) -> str:
     return lines[0] if lines else "(no message)"
 
 
-def _failed_compiles(warmed: Iterable[tuple[str, object]]) -> list[tuple[str, BaseException]]:
-    """Each kernel whose compile failed in the async mode, with Triton's error, once:
-    a future with no kernel (the mode ignored its error) holds the error."""
-    failed: dict[int, tuple[str, BaseException]] = {}
-    for name, handle in warmed:
-        if type(handle).__name__ != "FutureKernel" or getattr(handle, "kernel", None) is not None:
-            continue
-        future = getattr(handle, "future", None)
-        done = future is not None and future.done() and not future.cancelled()
-        error = future.exception() if done else None
-        if error is not None:
-            failed.setdefault(id(handle), (name, error))
-    return list(failed.values())
+class _CompileRecorder:
+    """The executor handed to Triton's async mode: runs each compile Triton submits on
+    the pool and keeps its future, filed under the kernel being warmed up. The mode
+    ignores a failed compile (and Triton 3.9 drops its future), so this is where the
+    error is still found once the mode has waited for every compile."""
+
+    def __init__(self, pool: ThreadPoolExecutor) -> None:
+        self.pool = pool
+        self.compiles: list[tuple[str, Future[object]]] = []
+
+    def submit(
+        self, function: Callable[..., object], /, *args: object, **kwargs: object
+    ) -> Future[object]:
+        future = self.pool.submit(function, *args, **kwargs)
+        self.compiles.append((_WARMING.get() or "a Triton kernel", future))
+        return future
+
+    def failures(self) -> list[tuple[str, BaseException]]:
+        """Each failed compile's kernel and error, in the order submitted."""
+        return [
+            (name, error)
+            for name, future in self.compiles
+            if future.done()
+            and not future.cancelled()
+            and (error := future.exception()) is not None
+        ]
 
 
 def _current_device() -> object:
