@@ -6,7 +6,9 @@
 `load` takes a level-3 module (`cublaslt_rt`, the output of `lumir-pipeline`) and
 returns a callable over torch tensors; `interpret` runs a level-1 or level-2 module as
 unfused torch ops, the reference a compiled program is compared against;
-`reference_matmul` is one cuBLASLt call on CPU byte buffers. Buffers are flat
+`reference_matmul` is one cuBLASLt call on CPU byte buffers. `load` raises
+`DeviceUnavailableError` where the device cannot run the program and
+`KernelCompileError` where one of its Triton kernels does not compile. Buffers are flat
 `torch.uint8` tensors of raw bytes (docs/conventions.md); docs/runtime.md describes
 both executors.
 """
@@ -25,12 +27,14 @@ from lumir.runtime.reference_gemm import (
     ReferenceGemmPlan,
     reference_matmul,
 )
+from lumir.runtime.triton_launch import KernelCompileError
 
 __all__ = [
     "DeviceUnavailableError",
     "GemmBufferError",
     "GemmDescriptorError",
     "GraphCaptureWarning",
+    "KernelCompileError",
     "Program",
     "ReferenceGemmPlan",
     "interpret",

@@ -31,7 +31,9 @@ def settle_cpu_math() -> None:
     """Initialise torch's CPU vector math on this thread alone (idempotent, ~10 µs)."""
     global _settled
     if not _settled:
-        torch.exp(torch.zeros(16))  # 16 elements: one chunk, so one thread
+        # 16 elements: one chunk, so one thread; CPU and f32 whatever a user set as
+        # torch's defaults (a default CUDA device would initialise CUDA at import).
+        torch.exp(torch.zeros(16, dtype=torch.float32, device="cpu"))
         _settled = True
 
 

@@ -37,12 +37,11 @@ from lumir.cublaslt_enums import ComputeType
 from lumir.diagnostics import Diagnostic, LumirDiagnosticError, op_diagnostic
 from lumir.dialects.cublaslt import MatmulOp
 from lumir.dialects.hl import EmbeddingOp
-from lumir.runtime import DeviceUnavailableError, interpret, load
+from lumir.runtime import DeviceUnavailableError, KernelCompileError, interpret, load
 from lumir.runtime.buffers import UnsupportedTypeError, shaped_type_parts, torch_dtype
 from lumir.runtime.gemm_autotune import AutotuneSettingError, autotune_requested
 from lumir.runtime.interpreter import find_function, signature
 from lumir.runtime.limits import check_function_sizes
-from lumir.runtime.triton_launch import KernelCompileError
 from lumir.tools.driver import (
     Chunk,
     CompiledChunk,
