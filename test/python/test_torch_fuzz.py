@@ -161,3 +161,15 @@ def test_the_float64_reference_keeps_the_inputs_layout() -> None:
     with torch.no_grad():
         result = run(program, 0)
     assert result.outcome == Outcome.MATCH, result.detail
+
+
+def test_a_cast_that_changes_the_dtype_copies_in_the_reference_as_in_eager() -> None:
+    """Program 527 of seed 1005 casts an expanded bf16 input to float32 and views the
+    result flat: eager's cast copies, but in the float64 reference the cast was a no-op
+    on the float64 input and `.view(-1)` of the expanded tensor raised there ("invalid
+    program"). A generated cast that changes the dtype now says `copy=True`."""
+    program = random_program(1005, 527)
+    assert ".to(torch.float32, copy=True)" in program.text()
+    with torch.no_grad():
+        result = run(program, 1005)
+    assert result.outcome == Outcome.MATCH, result.detail
