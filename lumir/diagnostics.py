@@ -54,6 +54,13 @@ class Diagnostic:
         return f"{where}{self.severity}: {self.message}"
 
 
+def first_line(error: BaseException) -> str:
+    """The first non-blank line of an error's message, where a one-line report quotes it
+    (an error may have no message at all)."""
+    lines = [line for line in str(error).splitlines() if line.strip()]
+    return lines[0] if lines else "(no message)"
+
+
 def op_location(op: Operation) -> SourceLocation | None:
     """The source location of `op`, or of its nearest located ancestor."""
     current: Operation | None = op

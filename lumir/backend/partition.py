@@ -42,6 +42,7 @@ from lumir.backend.report import (
 from lumir.backend.retype import FusedTemplate, RetypeError, structure
 from lumir.backend.stages import Dumper, fuse, lower, prepare
 from lumir.backend.stats import PartitionStats
+from lumir.diagnostics import first_line
 from lumir.frontend import ImportedGraph, import_graph
 from lumir.frontend.shapes import (
     Bindings,
@@ -259,11 +260,11 @@ class CompiledPartition(torch.nn.Module):
                 f"lumir {self.stats.label}: failed at sizes {sizes} after it may have "
                 f"updated {names} in place, so the call is not run again in eager (that "
                 "would apply the update twice); these sizes run in eager from the next "
-                f"call: {type(error).__name__}: {str(error).splitlines()[0]}"
+                f"call: {type(error).__name__}: {first_line(error)}"
             ) from None
         warnings.warn(
             f"lumir {self.stats.label}: failed at sizes {sizes} and runs in eager "
-            f"there: {type(error).__name__}: {str(error).splitlines()[0]}",
+            f"there: {type(error).__name__}: {first_line(error)}",
             LumirRuntimeFallbackWarning,
             stacklevel=3,
         )

@@ -43,6 +43,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 
+from lumir.diagnostics import first_line
+
 MAX_THREADS = 8
 """Compile threads at most (fewer on a machine with fewer cores)."""
 
@@ -160,7 +162,7 @@ def compile_ahead(warm_ups: Iterable[WarmUp]) -> int:
         raise KernelCompileError(
             "Triton could not compile "
             + "; ".join(
-                f"{name}: {type(error).__name__}: {_first_line(error)}" for name, error in failures
+                f"{name}: {type(error).__name__}: {first_line(error)}" for name, error in failures
             )
         )
     return len(pending)
@@ -168,11 +170,6 @@ def compile_ahead(warm_ups: Iterable[WarmUp]) -> int:
 
 def _kernel_name(kernel: object) -> str:
     return str(getattr(kernel, "__name__", None) or type(kernel).__name__)
-
-
-def _first_line(error: BaseException) -> str:
-    lines = [line for line in str(error).splitlines() if line.strip()]
-    return lines[0] if lines else "(no message)"
 
 
 class _CompileRecorder:

@@ -41,6 +41,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lumir.diagnostics import first_line
+
 
 @dataclass(frozen=True)
 class BodyCase:
@@ -292,7 +294,7 @@ def hl_cases(seed: int, index: int) -> tuple[list[BodyCase], str]:
         module = parse_module_text(text, "<codegen-fuzz>")
         module.verify()
     except Exception as error:
-        return [], f"invalid program: {str(error).splitlines()[0]}\n{text}"
+        return [], f"invalid program: {first_line(error)}\n{text}"
     FuseKernelsPass().apply(lumir_context(), module)
     module.verify()
     fused = str(module)
@@ -327,7 +329,7 @@ def torch_cases(seed: int, index: int) -> tuple[list[BodyCase], str]:
                 warnings.simplefilter("ignore")
                 compiled(*arguments)
         except Exception as error:
-            return [], f"does not run: {type(error).__name__}: {str(error).splitlines()[0]}"
+            return [], f"does not run: {type(error).__name__}: {first_line(error)}"
         finally:
             torch._dynamo.reset()
         finals: dict[str, tuple[str, Path]] = {}

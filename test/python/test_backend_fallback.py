@@ -384,3 +384,23 @@ def test_a_kernel_that_fails_to_compile_at_load_sends_its_sizes_to_eager_first(m
             torch.testing.assert_close(compiled(x), eager(x))
         torch.testing.assert_close(compiled(x), eager(x))
     assert model.n.item() == eager.n.item() == 2
+
+
+def test_a_failure_without_a_message_still_falls_back(monkeypatch):
+    """The warning quotes the error's first line; an error with no message has none,
+    and indexing its lines raised IndexError out of the fallback, costing the call."""
+    from lumir.runtime.program import Program
+
+    torch.manual_seed(0)
+    model = torch.nn.Linear(8, 8)
+    torch._dynamo.reset()
+    compiled = torch.compile(model, backend="lumir")
+    x = torch.randn(2, 8)
+
+    def fail(program):
+        raise RuntimeError()
+
+    monkeypatch.setattr(Program, "_execute", fail)
+    warned = pytest.warns(LumirRuntimeFallbackWarning, match=r"RuntimeError: \(no message\)")
+    with torch.no_grad(), warned:
+        torch.testing.assert_close(compiled(x), model(x))
