@@ -76,6 +76,7 @@ from lumir.runtime.plans import (
     PlanExtras,
     PlanFactory,
     TailLaunch,
+    close_plans,
     workspace_size,
 )
 from lumir.runtime.triton_launch import KernelCompileError, WarmUp, compile_ahead
@@ -155,10 +156,7 @@ class Loader:
         try:
             compile_ahead(self.warm_ups)
         except KernelCompileError:
-            for plan in self.plans:  # nothing will run them: release their cuBLASLt objects
-                close = getattr(plan, "close", None)
-                if close is not None:
-                    close()
+            close_plans(self.plans)  # nothing will run them
             raise
         return LoadedFunction(
             func.sym_name.data,

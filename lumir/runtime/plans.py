@@ -84,10 +84,16 @@ class PlansInOrder:
             plan.run()
 
     def close(self) -> None:
-        for plan in self.plans:
-            close = getattr(plan, "close", None)
-            if close is not None:
-                close()
+        close_plans(self.plans)
+
+
+def close_plans(plans: Sequence[object]) -> None:
+    """Release what each plan holds: CUDA plans own cuBLASLt descriptors (`close`);
+    CPU plans hold nothing and have no `close`."""
+    for plan in plans:
+        close = getattr(plan, "close", None)
+        if close is not None:
+            close()
 
 
 @dataclass(frozen=True)

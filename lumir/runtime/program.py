@@ -45,6 +45,7 @@ from lumir.runtime.plans import (
     MatmulPlan,
     PlansInOrder,
     TailLaunch,
+    close_plans,
     cpu_plan,
     cuda_plan_factory,
     grouped_gemv_plan,
@@ -225,10 +226,7 @@ class Program:
             self._graph.close()
             self._graph = None
         self._capture_pending = False
-        for plan in self.plans:
-            close = getattr(plan, "close", None)  # CUDA plans own cuBLASLt descriptors
-            if close is not None:
-                close()
+        close_plans(self.plans)
         self._closed = True
 
 
