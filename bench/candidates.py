@@ -19,9 +19,10 @@ why it does not apply. They all run the same module on the same inputs.
 - lumir-no-epilogue: the same with `options={"gemv_epilogue": False}`: a GEMV group and
   the elementwise kernel reading its results (a decode step's SiLU(gate) * up) run as two
   launches, to measure what the one kernel saves.
-- lumir-no-prologue: the same with `options={"gemv_prologue": False}`: the one-row
-  kernel computing a GEMV group's activation (a decode step's RMSNorm before q/k/v and
-  gate/up) and the group run as two launches, to measure what the one kernel saves.
+- lumir-prologue: the same with `options={"gemv_prologue": True}`: the one-row kernel
+  computing a GEMV group's activation (a decode step's RMSNorm before q/k/v and gate/up)
+  runs inside the group's launch (gemv-prologue, off by default), to measure what that
+  one kernel saves or costs.
 - lumir-fused-group: the same with `options={"group_fused": True}`: fused kernels that
   depend on none of each other (a layer's q and k rotaries) run as one launch
   (group-fused, off by default), to measure what that one launch saves or costs.
@@ -65,7 +66,7 @@ ORDER = (
     "lumir-autotune",
     "lumir-unchunked",
     "lumir-no-epilogue",
-    "lumir-no-prologue",
+    "lumir-prologue",
     "lumir-fused-group",
     "reduce-overhead",
     "inductor",
@@ -94,7 +95,7 @@ ESTIMATE_S = {
     ("chain", "lumir"): 20,
     ("chain", "lumir-unchunked"): 20,
     ("chain", "lumir-no-epilogue"): 20,
-    ("chain", "lumir-no-prologue"): 20,
+    ("chain", "lumir-prologue"): 20,
     ("chain", "lumir-fused-group"): 20,
     ("chain", "inductor"): 15,
     ("chain", "reduce-overhead"): 15,
@@ -108,7 +109,7 @@ ESTIMATE_S = {
     ("layer", "lumir"): 20,
     ("layer", "lumir-unchunked"): 20,
     ("layer", "lumir-no-epilogue"): 20,
-    ("layer", "lumir-no-prologue"): 20,
+    ("layer", "lumir-prologue"): 20,
     ("layer", "lumir-fused-group"): 20,
     ("layer", "inductor"): 15,
     ("layer", "reduce-overhead"): 15,
@@ -120,7 +121,7 @@ ESTIMATE_S = {
     ("llama", "lumir"): 60,
     ("llama", "lumir-unchunked"): 60,
     ("llama", "lumir-no-epilogue"): 60,
-    ("llama", "lumir-no-prologue"): 60,
+    ("llama", "lumir-prologue"): 60,
     ("llama", "lumir-fused-group"): 60,
     ("llama", "inductor"): 32,
     ("llama", "reduce-overhead"): 25,
@@ -132,7 +133,7 @@ ESTIMATE_S = {
     ("gpt2", "lumir"): 60,
     ("gpt2", "lumir-unchunked"): 60,
     ("gpt2", "lumir-no-epilogue"): 60,
-    ("gpt2", "lumir-no-prologue"): 60,
+    ("gpt2", "lumir-prologue"): 60,
     ("gpt2", "lumir-fused-group"): 60,
     ("gpt2", "inductor"): 32,
     ("gpt2", "reduce-overhead"): 25,
@@ -249,7 +250,7 @@ LUMIR_OPTIONS: dict[str, dict[str, object] | None] = {
     "lumir-autotune": {"autotune": True},
     "lumir-unchunked": {"chunk_bytes": 0},
     "lumir-no-epilogue": {"gemv_epilogue": False},
-    "lumir-no-prologue": {"gemv_prologue": False},
+    "lumir-prologue": {"gemv_prologue": True},
     "lumir-fused-group": {"group_fused": True},
 }
 """The backend candidates and the `torch.compile` options each passes."""

@@ -52,10 +52,11 @@ class BackendOptions:
     gemv_epilogue: bool = True
     """Run an elementwise kernel that reads only a GEMV group's results inside the group's
     launch (gemv-epilogue: a decode step's SiLU(gate) * up; needs group_gemv)."""
-    gemv_prologue: bool = True
+    gemv_prologue: bool = False
     """Run the one-row kernel that computes a GEMV group's activation inside the group's
     launch (gemv-prologue: a decode step's RMSNorm before q/k/v and gate/up; needs
-    group_gemv)."""
+    group_gemv). Off by default: measured on an H100 it slowed the one-token forward by
+    9 µs and added 3 s to its first call (docs/perf-notes.md)."""
     group_fused: bool = False
     """Run fused kernels that depend on none of each other as one launch (group-fused: a
     decode layer's q and k rotaries; `cublaslt_rt.fused_group`). Off by default: measured
@@ -198,7 +199,7 @@ def parse_options(
         gemv=_flag("gemv", given.get("gemv", True)),
         group_gemv=_flag("group_gemv", given.get("group_gemv", True)),
         gemv_epilogue=_flag("gemv_epilogue", given.get("gemv_epilogue", True)),
-        gemv_prologue=_flag("gemv_prologue", given.get("gemv_prologue", True)),
+        gemv_prologue=_flag("gemv_prologue", given.get("gemv_prologue", False)),
         chunk_bytes=chunk_bytes,
         group_launches=_flag("group_launches", given.get("group_launches", True)),
         group_fused=_flag("group_fused", given.get("group_fused", False)),

@@ -119,8 +119,8 @@ def lower(module: ModuleOp, dump: Dumper, options: BackendOptions | None = None)
     backend's options: `fuse_kernels=False` skips fuse-kernels (one launch per hl op);
     `gemv=False` keeps every plan on cuBLASLt; `group_gemv=False` keeps one launch per
     GEMV call (and so no gemv-epilogue); `gemv_epilogue=False` keeps the GEMV group's
-    elementwise consumer a launch of its own; `gemv_prologue=False` keeps the one-row
-    launch that computes a GEMV group's activation a launch of its own; `chunk_bytes`
+    elementwise consumer a launch of its own; `gemv_prologue=True` runs the one-row
+    launch that computes a GEMV group's activation inside the group's; `chunk_bytes`
     bounds the temporaries of a row-local GEMM group before it runs in chunks (0:
     never); `group_fused=True` runs independent fused kernels as one launch. No
     options: the defaults.

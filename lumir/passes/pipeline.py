@@ -69,11 +69,12 @@ class LumirPipelinePass(ModulePass):
     that reads only a GEMV group's results becomes the group's epilogue, one kernel on
     CUDA (SiLU(gate) * up of a decode step's MLP). `gemv_epilogue=false` is no stage."""
 
-    gemv_prologue: bool = True
+    gemv_prologue: bool = False
     """Run gemv-prologue (when `gemv` and `group_gemv` are on): the one-row fused launch
     that computes a GEMV group's activation becomes the group's prologue, one kernel on
-    CUDA (the RMSNorm before a decode step's q/k/v and gate/up). `gemv_prologue=false`
-    is no stage."""
+    CUDA (the RMSNorm before a decode step's q/k/v and gate/up). Off by default, as in
+    the backend: on an H100 the one kernel was slower than the two launches, since every
+    program of it computes the whole row's norm. `gemv_prologue=false` is no stage."""
 
     group_fused: bool = False
     """Run group-fused: fused launches that depend on none of each other run as one

@@ -228,9 +228,10 @@ def check_epilogue(group: MatmulGroupOp, seed: int) -> bool:
 
 
 def prologue_groups(text: str) -> list[MatmulGroupOp]:
-    """The GEMV groups of `text` (hl, through the whole lumir-pipeline, fused kernels on)
-    that gemv-prologue gave a prologue, in order."""
-    module = parse_module_text(compile_text(text, fuse_kernels=True), "<gemv_check>")
+    """The GEMV groups of `text` (hl, through the whole lumir-pipeline, fused kernels and
+    gemv-prologue on) that gemv-prologue gave a prologue, in order."""
+    compiled = compile_text(text, fuse_kernels=True, gemv_prologue=True)
+    module = parse_module_text(compiled, "<gemv_check>")
     return [op for op in module.walk() if isinstance(op, MatmulGroupOp) and op.prologue()]
 
 

@@ -11,10 +11,11 @@ from lumir.runtime.buffers import shaped_type_parts
 from lumir.runtime.interpreter import find_function
 
 
-def compile_text(text: str, fuse_kernels: bool) -> str:
-    """`text` (one hl function) through lumir-pipeline, printed."""
+def compile_text(text: str, fuse_kernels: bool, **options: bool) -> str:
+    """`text` (one hl function) through lumir-pipeline, printed; `options` are the
+    pipeline's other switches (`gemv_prologue=True`, ...)."""
     module = parse_module_text(text, "<test>")
-    LumirPipelinePass(fuse_kernels=fuse_kernels).apply(lumir_context(), module)
+    LumirPipelinePass(fuse_kernels=fuse_kernels, **options).apply(lumir_context(), module)
     return str(module)
 
 

@@ -29,7 +29,7 @@ def tiny_llama(dtype: torch.dtype = torch.float32):
 
 def decode_config():
     """Two layers wide enough that a decode step's projections run as GEMV groups with
-    their norm prologues and SiLU·mul epilogues."""
+    their SiLU·mul epilogues (and norm prologues, with `gemv_prologue` on)."""
     return transformers.LlamaConfig(
         vocab_size=128,
         hidden_size=256,

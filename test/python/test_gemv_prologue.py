@@ -87,7 +87,7 @@ WIDE_ROW = _qkv(k=4096)
 
 @pytest.mark.parametrize(("text", "members"), [(QKV, 3), (MLP, 2)], ids=["qkv", "mlp"])
 def test_the_norm_before_a_gemv_group_becomes_the_groups_prologue(text: str, members: int) -> None:
-    lowered = _lowered(text)
+    lowered = _lowered(text, gemv_prologue=True)
     (group,) = _groups(lowered)
     prologue = group.prologue()
     assert prologue is not None and len(group.members()) == members
@@ -102,7 +102,7 @@ def test_the_norm_before_a_gemv_group_becomes_the_groups_prologue(text: str, mem
     "text", [NORM_RETURNED, WIDE_ROW], ids=["norm-read-elsewhere", "row-wider-than-a-block"]
 )
 def test_a_launch_the_one_kernel_could_not_run_stays_where_it_is(text: str) -> None:
-    (group,) = _groups(_lowered(text))
+    (group,) = _groups(_lowered(text, gemv_prologue=True))
     assert group.prologue() is None
 
 
@@ -112,7 +112,7 @@ def test_a_launch_the_one_kernel_could_not_run_stays_where_it_is(text: str) -> N
 def test_on_the_cpu_the_program_with_prologues_is_the_program_without_bit_for_bit(
     text: str,
 ) -> None:
-    with_prologue, without = _lowered(text), _lowered(text, gemv_prologue=False)
+    with_prologue, without = _lowered(text, gemv_prologue=True), _lowered(text, gemv_prologue=False)
     inputs = seeded_inputs(with_prologue, 0)
     got, want = load(with_prologue)(*inputs), load(without)(*inputs)
     for a, b in zip(
@@ -126,7 +126,9 @@ def test_on_the_cpu_the_program_with_prologues_is_the_program_without_bit_for_bi
 def test_prologues_are_the_same_in_every_process(tmp_path: Path) -> None:
     path = tmp_path / "mlp.mlir"
     path.write_text(MLP)
-    (text,) = lumir_opt_outputs([str(path), "-p", "lumir-pipeline"], ("1", "2"))
+    (text,) = lumir_opt_outputs(
+        [str(path), "-p", "lumir-pipeline{gemv_prologue=true}"], ("1", "2")
+    )
     (group,) = _groups(text)
     assert group.prologue() is not None and group.epilogue() is not None
 
@@ -156,7 +158,7 @@ def test_the_one_kernel_compiles_for_hopper(text: str) -> None:
     from lumir.runtime.fused_kernels import compile_text
     from lumir.runtime.triton_codegen import EpilogueMember, generate_gemv_prologue
 
-    (group,) = _groups(_lowered(text))
+    (group,) = _groups(_lowered(text, gemv_prologue=True))
     prologue, epilogue = group.prologue(), group.epilogue()
     assert prologue is not None
     members = tuple(EpilogueMember(False, False, "bf16") for _ in group.members())
@@ -184,7 +186,7 @@ def test_on_cuda_the_one_kernel_agrees_with_the_two_launches_and_repeats_itself(
     if not cublaslt_available():
         pytest.skip("needs nvmath-python")
     pytest.importorskip("triton")
-    with_prologue, without = _lowered(text), _lowered(text, gemv_prologue=False)
+    with_prologue, without = _lowered(text, gemv_prologue=True), _lowered(text, gemv_prologue=False)
     on, off = load(with_prologue, device="cuda"), load(without, device="cuda")
     assert any(isinstance(plan, GemvProloguePlan) for plan in on.plans)
     assert len(on.launches) == len(off.launches) - 1
@@ -230,7 +232,8 @@ def test_a_decode_step_keeps_its_prologues_and_epilogues_through_the_buffer_plan
     ids = torch.randint(0, 128, (1, 5), generator=torch.Generator().manual_seed(1))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        got = greedy(torch.compile(model, backend="lumir"), config, ids, 4)
+        compiled = torch.compile(model, backend="lumir", options={"gemv_prologue": True})
+        got = greedy(compiled, config, ids, 4)
     assert got == greedy(model, config, ids, 4)
     assert not [w for w in caught if issubclass(w.category, LumirRuntimeFallbackWarning)]
     partitions = [p for graph in stats.GRAPHS for p in graph.partitions]

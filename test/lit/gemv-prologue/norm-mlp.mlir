@@ -1,7 +1,8 @@
 // RUN: lumir-opt %s --split-input-file -p 'hl-canonicalize,hl-to-cublaslt,fuse-kernels,lower-to-cublaslt-rt{share_buffers=false},group-gemv,gemv-epilogue,gemv-prologue' | filecheck %s
 // RUN: lumir-opt %s --split-input-file -p 'hl-canonicalize,hl-to-cublaslt,fuse-kernels,lower-to-cublaslt-rt{share_buffers=false},group-gemv,gemv-epilogue,gemv-prologue,gemv-prologue' | filecheck %s
-// RUN: lumir-opt %s --split-input-file -p 'lumir-pipeline' | filecheck %s --check-prefix=PIPE
+// RUN: lumir-opt %s --split-input-file -p 'lumir-pipeline{gemv_prologue=true}' | filecheck %s --check-prefix=PIPE
 // RUN: lumir-opt %s --split-input-file -p 'lumir-pipeline{gemv_prologue=false}' | filecheck %s --check-prefix=OFF
+// RUN: lumir-opt %s --split-input-file -p 'lumir-pipeline' | filecheck %s --check-prefix=OFF
 
 // A decode step's MLP: the post-attention RMSNorm, gate and up (one GEMV group whose
 // epilogue is SiLU(gate) * up), down and the residual. The norm's launch becomes the

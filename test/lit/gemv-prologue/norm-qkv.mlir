@@ -1,7 +1,8 @@
 // RUN: lumir-opt %s --split-input-file -p 'hl-canonicalize,hl-to-cublaslt,fuse-kernels,lower-to-cublaslt-rt{share_buffers=false},group-gemv,gemv-epilogue,gemv-prologue' | filecheck %s
 // RUN: lumir-opt %s --split-input-file -p 'hl-canonicalize,hl-to-cublaslt,fuse-kernels,lower-to-cublaslt-rt{share_buffers=false},group-gemv,gemv-epilogue,gemv-prologue,gemv-prologue' | filecheck %s
-// RUN: lumir-opt %s --split-input-file -p 'lumir-pipeline' | filecheck %s --check-prefix=PIPE
+// RUN: lumir-opt %s --split-input-file -p 'lumir-pipeline{gemv_prologue=true}' | filecheck %s --check-prefix=PIPE
 // RUN: lumir-opt %s --split-input-file -p 'lumir-pipeline{gemv_prologue=false}' | filecheck %s --check-prefix=OFF
+// RUN: lumir-opt %s --split-input-file -p 'lumir-pipeline' | filecheck %s --check-prefix=OFF
 
 // A decode step's input RMSNorm (one row of 256, f32 inside, times the bf16 weight) and
 // the q, k and v projections that read it, one GEMV group: the norm's fused launch

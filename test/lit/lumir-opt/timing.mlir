@@ -15,7 +15,6 @@
 // CHECK-NEXT: {{[0-9.]+ +[0-9.]+%}}  lower-to-cublaslt-rt
 // CHECK-NEXT: {{[0-9.]+ +[0-9.]+%}}  group-gemv
 // CHECK-NEXT: {{[0-9.]+ +[0-9.]+%}}  gemv-epilogue
-// CHECK-NEXT: {{[0-9.]+ +[0-9.]+%}}  gemv-prologue
 // CHECK-NEXT: {{[0-9.]+ +[0-9.]+%}}  chunk-rows
 // CHECK-NEXT: {{[0-9.]+ +[0-9.]+%}}  share-buffers
 // CHECK-NEXT: {{[0-9.]+ +100.0%}}  total
