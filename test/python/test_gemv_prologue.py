@@ -126,9 +126,7 @@ def test_on_the_cpu_the_program_with_prologues_is_the_program_without_bit_for_bi
 def test_prologues_are_the_same_in_every_process(tmp_path: Path) -> None:
     path = tmp_path / "mlp.mlir"
     path.write_text(MLP)
-    (text,) = lumir_opt_outputs(
-        [str(path), "-p", "lumir-pipeline{gemv_prologue=true}"], ("1", "2")
-    )
+    (text,) = lumir_opt_outputs([str(path), "-p", "lumir-pipeline{gemv_prologue=true}"], ("1", "2"))
     (group,) = _groups(text)
     assert group.prologue() is not None and group.epilogue() is not None
 
