@@ -40,6 +40,7 @@ from lumir.backend.partitions import propose_partitions
 from lumir.backend.report import report_line
 from lumir.backend.stats import GraphStats, PartitionStats, new_graph
 from lumir.backend.storage_readers import relay_storage_reads, storage_views
+from lumir.diagnostics import first_line
 from lumir.frontend import lumir_decompositions, target_name, unsupported_reason
 from lumir.frontend.decompositions import with_eager_layouts
 from lumir.frontend.dtypes import HALF_DTYPES, is_imported
@@ -271,10 +272,10 @@ def lumir_backend(
     except _TORCH_SIGNALS:
         raise  # Dynamo's own control flow (restart analysis), or a user's shape contract
     except Exception as error:  # a lumir failure must never cost the user their model
-        first_line = (str(error).strip().splitlines() or [""])[0]
         warnings.warn(
-            "lumir: the graph could not be traced to ATen with lumir's decompositions "
-            f"({type(error).__name__}: {first_line}); it runs entirely in eager",
+            "lumir: aot_autograd could not trace the graph to ATen (under lumir's "
+            f"decompositions; {type(error).__name__}: {first_line(error)}); it runs "
+            "entirely in eager",
             LumirFallbackWarning,
             stacklevel=2,
         )
