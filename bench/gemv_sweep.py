@@ -9,13 +9,16 @@ launches.
 
     PYTHONPATH=$PWD python3 bench/gemv_sweep.py
     PYTHONPATH=$PWD python3 bench/gemv_sweep.py --wide gemv.csv
+    PYTHONPATH=$PWD python3 bench/gemv_sweep.py --wide gemv.csv --shapes 2048x8192,2048x2048
 
 `--wide` sweeps more block shapes, warps and Triton's pipelining depth over the shapes
 of a decode layer, writes every timing to a CSV, and then times a whole layer's GEMV
 launches (q+k+v grouped, o, gate+up grouped, down) for the block shapes that did best
 over the k = 2048 projections, against the layer as lumir's `gemv_config` runs it: a
 block shape shared by q, k and v lets the three share one launch with each member's
-sums its own.
+sums its own. `--shapes` sweeps only the shapes named (the whole-layer rows then need all
+four); every CSV row is flushed as it is timed, so a sweep stopped by a time limit keeps
+what it measured.
 """
 
 from __future__ import annotations
@@ -87,14 +90,26 @@ def _weights(m: int, k: int) -> list[torch.Tensor]:
     return [torch.randn(m, k, device="cuda", dtype=torch.bfloat16) for _ in range(copies)]
 
 
-def wide(csv_path: str, repeat: int, top: int) -> None:
-    """Every (shape, config) timing to `csv_path`; then whole-layer timings."""
+def parse_shapes(text: str) -> list[tuple[int, int]]:
+    """`--shapes`: comma-separated `MxK` (out features x in features), e.g. `2048x8192`."""
+    shapes = []
+    for item in text.split(","):
+        m, sep, k = item.strip().lower().partition("x")
+        if not (sep and m.isdigit() and k.isdigit() and int(m) > 0 and int(k) > 0):
+            raise argparse.ArgumentTypeError(f"expected MxK with positive M and K, got {item!r}")
+        shapes.append((int(m), int(k)))
+    return shapes
+
+
+def wide(csv_path: str, repeat: int, top: int, shapes: list[tuple[int, int]] | None = None) -> None:
+    """Every (shape, config) timing to `csv_path`; then whole-layer timings when every
+    shape of a decode layer was swept."""
     from lumir.runtime.gemv import gemv_launch
 
     times: dict[tuple[int, int], dict[tuple[int, ...], float]] = {}
     with open(csv_path, "w") as csv:
         csv.write("m,k,block_m,block_k,num_warps,num_stages,us,tb_per_s\n")
-        for m, k in WIDE_SHAPES:
+        for m, k in shapes or WIDE_SHAPES:
             weights = _weights(m, k)
             x = torch.randn(k, device="cuda", dtype=torch.bfloat16)
             out = torch.empty(m, device="cuda", dtype=torch.bfloat16)
@@ -120,6 +135,7 @@ def wide(csv_path: str, repeat: int, top: int) -> None:
                 times[m, k][config] = us
                 csv.write(f"{m},{k},{block_m},{block_k},{warps},{stages},{us:.3f},")
                 csv.write(f"{m * k * 2 / us / 1e6:.3f}\n")
+                csv.flush()
             best = min(times[m, k], key=times[m, k].get)
             alone = _default(m, k)
             now = min((us for c, us in times[m, k].items() if c[:3] == alone), default=float("nan"))
@@ -129,6 +145,9 @@ def wide(csv_path: str, repeat: int, top: int) -> None:
                 f"{now:.2f} µs",
                 flush=True,
             )
+    if not set(WIDE_SHAPES) <= set(times):
+        print("whole-layer rows skipped: they need every shape of WIDE_SHAPES swept")
+        return
     shared = [
         config
         for config in times[2048, 2048]
@@ -235,6 +254,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=50)
     parser.add_argument("--wide", metavar="CSV", help="the wide sweep, timings to this CSV")
     parser.add_argument("--top", type=int, default=8, help="--wide: layer rows to time")
+    parser.add_argument(
+        "--shapes", type=parse_shapes, help="--wide: only these shapes, e.g. 2048x8192,2048x2048"
+    )
     parser.add_argument("--pdl", action="store_true", help="layer rows with and without PDL")
     args = parser.parse_args()
     torch.manual_seed(0)
@@ -242,7 +264,7 @@ def main() -> None:
         pdl_rows(args.repeat)
         return
     if args.wide:
-        wide(args.wide, args.repeat, args.top)
+        wide(args.wide, args.repeat, args.top, args.shapes)
         return
     print(
         "| M x K | MB | cuBLASLt µs | TB/s | best GEMV µs | TB/s | config | "

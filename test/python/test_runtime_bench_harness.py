@@ -130,3 +130,16 @@ def test_every_lumir_candidate_is_a_mode_with_a_compile_budget() -> None:
         assert name in ORDER, name
         workloads = {workload for workload, mode in ESTIMATE_S if mode == "lumir"}
         assert {workload for workload, mode in ESTIMATE_S if mode == name} == workloads, name
+
+
+def test_the_gemv_sweep_takes_the_shapes_it_is_given() -> None:
+    """`bench/gemv_sweep.py --wide --shapes` sweeps only the shapes named, so one device
+    call can time the down and o projections' block shapes alone."""
+    import argparse
+
+    from bench.gemv_sweep import parse_shapes
+
+    assert parse_shapes("2048x8192, 2048X2048") == [(2048, 8192), (2048, 2048)]
+    for bad in ("2048", "2048x", "x8192", "0x8", "2048y8192", "-1x8"):
+        with pytest.raises(argparse.ArgumentTypeError, match="expected MxK"):
+            parse_shapes(bad)
