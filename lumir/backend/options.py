@@ -136,6 +136,20 @@ def _flag(name: str, value: object) -> bool:
     return value
 
 
+_SWITCHES = (
+    "cuda_graph",
+    "fuse_kernels",
+    "gemv",
+    "group_gemv",
+    "gemv_epilogue",
+    "gemv_prologue",
+    "group_launches",
+    "group_fused",
+)
+"""The plain on/off options: each defaults to its `BackendOptions` field, the one place
+that states the default."""
+
+
 def parse_options(
     options: Mapping[str, object] | None, environ: Mapping[str, str] | None = None
 ) -> BackendOptions:
@@ -156,18 +170,19 @@ def parse_options(
     dump_ir = given.get("dump_ir", environ.get("LUMIR_DUMP_IR") or None)
     if dump_ir is not None and not isinstance(dump_ir, str | os.PathLike):
         raise LumirOptionError(f"lumir option 'dump_ir' must be a directory path, got {dump_ir!r}")
-    precision = given.get("precision", "strict")
+    defaults = BackendOptions()
+    precision = given.get("precision", defaults.precision)
     if not isinstance(precision, str) or precision not in PRECISION_EXCLUDES:
         raise LumirOptionError(
             f"lumir option 'precision' must be one of {', '.join(PRECISION_EXCLUDES)}, "
             f"got {precision!r}"
         )
-    cache_size = given.get("cache_size", 8)
+    cache_size = given.get("cache_size", defaults.cache_size)
     if not isinstance(cache_size, int) or isinstance(cache_size, bool) or cache_size < 1:
         raise LumirOptionError(
             f"lumir option 'cache_size' must be an integer >= 1, got {cache_size!r}"
         )
-    chunk_bytes = given.get("chunk_bytes", CHUNK_BYTES)
+    chunk_bytes = given.get("chunk_bytes", defaults.chunk_bytes)
     if not isinstance(chunk_bytes, int) or isinstance(chunk_bytes, bool) or chunk_bytes < 0:
         raise LumirOptionError(
             f"lumir option 'chunk_bytes' must be an integer >= 0 (bytes; 0 never chunks), "
@@ -194,16 +209,9 @@ def parse_options(
         precision=str(precision),
         report=report,
         cache_size=cache_size,
-        cuda_graph=_flag("cuda_graph", given.get("cuda_graph", True)),
-        fuse_kernels=_flag("fuse_kernels", given.get("fuse_kernels", True)),
-        gemv=_flag("gemv", given.get("gemv", True)),
-        group_gemv=_flag("group_gemv", given.get("group_gemv", True)),
-        gemv_epilogue=_flag("gemv_epilogue", given.get("gemv_epilogue", True)),
-        gemv_prologue=_flag("gemv_prologue", given.get("gemv_prologue", False)),
         chunk_bytes=chunk_bytes,
-        group_launches=_flag("group_launches", given.get("group_launches", True)),
-        group_fused=_flag("group_fused", given.get("group_fused", False)),
         autotune=autotune,
+        **{name: _flag(name, given.get(name, getattr(defaults, name))) for name in _SWITCHES},
     )
 
 

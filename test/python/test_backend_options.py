@@ -6,6 +6,7 @@ import importlib.metadata
 import re
 import tomllib
 import warnings
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ import torch
 
 import lumir.backend
 from lumir.backend import LumirOptionError, parse_options, stats
+from lumir.backend.options import BackendOptions
 from lumir.passes.pipeline import PIPELINE, LumirPipelinePass
 from lumir.runtime import load
 
@@ -349,3 +351,15 @@ def test_group_gemv_option_is_checked():
     assert parse_options({"group_gemv": False}).group_gemv is False
     with pytest.raises(LumirOptionError, match="'group_gemv' must be True or False"):
         parse_options({"group_gemv": 1})
+
+
+@pytest.mark.parametrize(
+    "name",
+    [f.name for f in fields(BackendOptions) if isinstance(getattr(BackendOptions(), f.name), bool)],
+)
+def test_every_switch_given_against_its_default_is_taken(name: str) -> None:
+    """Each on/off option reaches the settings when given, and is its field's default
+    when not: a switch parse_options forgot would silently keep the default."""
+    default = getattr(BackendOptions(), name)
+    assert getattr(parse_options({}, environ={}), name) is default
+    assert getattr(parse_options({name: not default}, environ={}), name) is (not default)
