@@ -24,6 +24,7 @@ PASS_MODULES: dict[str, tuple[str, str]] = {
     "gemv-prologue": ("lumir.passes.gemv_prologue", "GemvProloguePass"),
     "chunk-rows": ("lumir.passes.chunk_rows", "ChunkRowsPass"),
     "group-fused": ("lumir.passes.group_fused", "GroupFusedPass"),
+    "hoist-index-math": ("lumir.passes.hoist_index_math", "HoistIndexMathPass"),
     "share-buffers": ("lumir.passes.share_buffers", "ShareBuffersPass"),
     "group-launches": ("lumir.passes.group_launches", "GroupLaunchesPass"),
     "lumir-pipeline": ("lumir.passes.pipeline", "LumirPipelinePass"),

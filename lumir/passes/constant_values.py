@@ -18,9 +18,13 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from xdsl.dialects.builtin import ShapedType
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType, ShapedType, TensorType
+from xdsl.dialects.func import FuncOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.traits import ConstantLike, Pure
+
+from lumir.diagnostics import copy_location
+from lumir.dialects import hl
 
 if TYPE_CHECKING:
     import torch
@@ -98,4 +102,86 @@ class ConstantEvaluator:
         return results[value]
 
 
-__all__ = ["MAX_ELEMENTS", "MAX_SLICE_OPS", "ConstantEvaluator", "backward_slice"]
+MAX_FOLDED_ELEMENTS = 4096
+"""The most elements an integer value may hold to be written into the IR as a literal
+(`fold_known_integers`): 32 KiB of i64, an index range of a 4096-token prompt."""
+
+
+def fold_known_integers(func: FuncOp) -> int:
+    """Replace each integer or boolean value of `func`'s body that constants alone
+    determine (an `arange` of fixed bounds, that `arange + 0`, a comparison of two of
+    them) by an `hl.constant` of its value, and erase the ops only it read; returns the
+    number of values replaced.
+
+    Such a value is the same at every call, so computing it is work a program should
+    do once, when it loads (a `cublaslt_rt.constant`), not in every call: each of
+    these ops would otherwise be a launch of its own, ~1.5-2 µs inside a CUDA graph,
+    where a decode step's whole layer is ~70 µs. Only integers and booleans are folded:
+    their values are exact on every device, where a float op evaluated on the CPU
+    (a `cos`) may round otherwise than the device's kernel. A value of more than
+    `MAX_FOLDED_ELEMENTS` elements, a view (its launch is free) and an op inside a fused
+    kernel's body are left alone. Runs on the body's top level, in program order, so
+    the IR it gives depends on nothing but the function.
+    """
+    evaluator = ConstantEvaluator()
+    block = func.body.block
+    made_dead: dict[Operation, None] = {}
+    folded = 0
+    for op in list(block.ops):
+        if not _foldable(op):
+            continue
+        result = op.results[0]
+        computed_by = backward_slice(result)
+        value = evaluator.value(result)
+        if value is None or computed_by is None:
+            continue
+        assert isinstance(result.type, TensorType)
+        literal = DenseIntOrFPElementsAttr.from_list(result.type, _elements(value))
+        constant = hl.ConstantOp(literal)
+        copy_location(op, constant)
+        block.insert_op_before(constant, op)
+        result.replace_all_uses_with(constant.result)
+        made_dead.update(dict.fromkeys(computed_by))
+        folded += 1
+    for op in reversed(list(block.ops)):  # readers before what they read
+        if op in made_dead and not any(r.uses for r in op.results):
+            op.detach()
+            op.erase()
+    return folded
+
+
+def _elements(value: torch.Tensor) -> list[int]:
+    """The tensor's elements in row-major order, as Python integers (booleans as 0/1),
+    read outside any dispatch mode: the backend compiles under Dynamo's fake-tensor
+    mode, where a real tensor's methods would not run."""
+    from torch.utils._python_dispatch import _disable_current_modes
+
+    with _disable_current_modes():
+        return [int(v) for v in value.reshape(-1).tolist()]
+
+
+_VIEW_OPS = ("hl.reshape", "hl.transpose", "hl.expand", "hl.slice")
+"""Shape ops, which lowering mostly makes views of their input: nothing to gain."""
+
+
+def _foldable(op: Operation) -> bool:
+    if op.dialect_name() != "hl" or isinstance(op, hl.ConstantOp) or op.name in _VIEW_OPS:
+        return False
+    if len(op.results) != 1 or op.regions or not op.has_trait(Pure):
+        return False
+    result_type = op.results[0].type
+    return (
+        isinstance(result_type, TensorType)
+        and isinstance(result_type.element_type, IntegerType)
+        and math.prod(result_type.get_shape()) <= MAX_FOLDED_ELEMENTS
+    )
+
+
+__all__ = [
+    "MAX_ELEMENTS",
+    "MAX_FOLDED_ELEMENTS",
+    "MAX_SLICE_OPS",
+    "ConstantEvaluator",
+    "backward_slice",
+    "fold_known_integers",
+]

@@ -16,7 +16,10 @@ the same shape and element type (`tensor<...>` -> `memref<...>`):
   op, with the op's properties as the launch's params;
 - each `hl.fused` becomes an alloc per result and a `cublaslt_rt.fused_launch` holding
   the same body (which stays on tensors: it is the kernel's definition, not buffers);
-- each `hl.constant` becomes a `cublaslt_rt.constant` buffer;
+- each `hl.constant` becomes a `cublaslt_rt.constant` buffer, and so does each small
+  integer or boolean value that constants alone determine (`fold_known_integers`: an
+  `arange` of fixed bounds and the index arithmetic on it), which is filled once when
+  the program loads instead of launched on every call;
 - then, unless `share_buffers` is off, the buffer plan (`lumir.passes.buffer_plan`)
   places the function's intermediates in one arena, sharing bytes between values whose
   lifetimes do not overlap.
@@ -65,6 +68,7 @@ from lumir.dtypes import ELEMENT_DTYPES, element_dtype
 from lumir.egraph_bridge.cost_model import preferred_algorithm
 from lumir.passes import check_int_option
 from lumir.passes.buffer_plan import share_buffers
+from lumir.passes.constant_values import fold_known_integers
 
 
 @dataclass(frozen=True)
@@ -394,6 +398,9 @@ class LowerToCublasltRtPass(ModulePass):
             _check_lowerable(func)
         # A function already on buffers (this pass's own output) keeps its plan.
         unlowered = [func for func in functions if _has_tensors(func)]
+        for func in unlowered:
+            if func.body.blocks:
+                fold_known_integers(func)
         plan_names = self._insert_plans(op)
         for func in functions:
             _bufferize_signature(func)

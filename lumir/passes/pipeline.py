@@ -24,12 +24,14 @@ PIPELINE = (
     "gemv-prologue",
     "chunk-rows",
     "group-fused",
+    "hoist-index-math",
     "share-buffers",
 )
 """The passes of lumir-pipeline, in order. lower-to-cublaslt-rt runs without its buffer
 plan (`share_buffers=false`): share-buffers places the buffers last, after group-gemv
-has moved the grouped calls, chunk-rows has cut the large row-local groups and
-group-fused has put independent fused launches together."""
+has moved the grouped calls, chunk-rows has cut the large row-local groups,
+group-fused has put independent fused launches together and hoist-index-math has moved
+index arithmetic to the top."""
 
 
 @dataclass(frozen=True)

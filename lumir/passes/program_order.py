@@ -137,6 +137,16 @@ class ProgramOrder:
         self.block.insert_op_after(op, last)
         self.renumber()
 
+    def move_before(self, op: Operation, anchor: Operation) -> None:
+        """Move `op` to just before `anchor`, the load-time definitions it needs (which
+        `definitions_to_move` found) above it."""
+        moved = self.definitions_to_move(op, anchor)
+        assert moved is not None, "moved only once definitions_to_move allowed it"
+        for definition in [*moved, op]:
+            definition.detach()
+            self.block.insert_op_before(definition, anchor)
+        self.renumber()
+
     def sink_before(self, ops: Sequence[Operation], stop: Operation) -> None:
         """Move `ops` (standing together, in order) down to just before `stop`; the caller
         has checked with `can_move_above` that they may cross what stands between."""

@@ -28,6 +28,7 @@ ALL_PASSES = [
     "gemv-prologue",
     "chunk-rows",
     "group-fused",
+    "hoist-index-math",
     "share-buffers",
     "group-launches",
     "lumir-pipeline",

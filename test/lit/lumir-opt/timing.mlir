@@ -16,6 +16,7 @@
 // CHECK-NEXT: {{[0-9.]+ +[0-9.]+%}}  group-gemv
 // CHECK-NEXT: {{[0-9.]+ +[0-9.]+%}}  gemv-epilogue
 // CHECK-NEXT: {{[0-9.]+ +[0-9.]+%}}  chunk-rows
+// CHECK-NEXT: {{[0-9.]+ +[0-9.]+%}}  hoist-index-math
 // CHECK-NEXT: {{[0-9.]+ +[0-9.]+%}}  share-buffers
 // CHECK-NEXT: {{[0-9.]+ +100.0%}}  total
 
