@@ -82,11 +82,15 @@ def hoist_function(func: FuncOp) -> int:
         if not runs:
             last = op  # already first, or only buffers before it
             continue
-        place = crossed[0]  # the op it will stand before
+        # It goes before the first op it must cross: buffers it needs that stand above
+        # that op stay where they are.
+        needed = order.definitions_to_move(op, crossed[0])
+        if needed is None:
+            continue
+        place = next(other for other in crossed if other not in needed)
+        crossed = crossed[crossed.index(place) :]
         effects = order.access(op)
-        if order.definitions_to_move(op, place) is None or not order.can_move_above(
-            effects.reads, effects.writes, crossed
-        ):
+        if not order.can_move_above(effects.reads, effects.writes, crossed):
             continue
         order.move_before(op, place)
         last = op

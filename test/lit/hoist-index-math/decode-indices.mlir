@@ -36,3 +36,26 @@ func.func @layers(%x: memref<4xf32>, %c0: memref<i64>, %c1: memref<i64>, %kc0: m
   cublaslt_rt.launch "hl.index_copy" {dim = 0 : i64} ins(%kc1, %i1, %row1 : memref<8x4xf32>, memref<1xi64>, memref<1x4xf32>) outs(%k1 : memref<8x4xf32>)
   func.return %k0, %k1 : memref<8x4xf32>, memref<8x4xf32>
 }
+
+// The buffer of a launch that moves may stand right after the last launch moved (or
+// first): it stays where it is, above the launch, which goes below it.
+
+// CHECK-LABEL: func.func @buffer_first(
+// CHECK:         cublaslt_rt.launch "hl.add" ins(%one, %c0 :
+// CHECK-NEXT:    %i1 = cublaslt_rt.alloc : memref<1xi64>
+// CHECK-NEXT:    cublaslt_rt.launch "hl.add" ins(%one, %c1 :
+// CHECK-NEXT:    %h = cublaslt_rt.alloc : memref<4xf32>
+// CHECK-NEXT:    cublaslt_rt.launch "hl.exp" ins(%x :
+func.func @buffer_first(%x: memref<4xf32>, %c0: memref<i64>, %c1: memref<i64>)
+    -> (memref<4xf32>, memref<1xf32>) {
+  %one = cublaslt_rt.constant {value = dense<0> : tensor<1xi64>} : memref<1xi64>
+  %i0 = cublaslt_rt.alloc : memref<1xi64>
+  cublaslt_rt.launch "hl.add" ins(%one, %c0 : memref<1xi64>, memref<i64>) outs(%i0 : memref<1xi64>)
+  %i1 = cublaslt_rt.alloc : memref<1xi64>
+  %h = cublaslt_rt.alloc : memref<4xf32>
+  cublaslt_rt.launch "hl.exp" ins(%x : memref<4xf32>) outs(%h : memref<4xf32>)
+  cublaslt_rt.launch "hl.add" ins(%one, %c1 : memref<1xi64>, memref<i64>) outs(%i1 : memref<1xi64>)
+  %f = cublaslt_rt.alloc : memref<1xf32>
+  cublaslt_rt.launch "hl.cast" ins(%i1 : memref<1xi64>) outs(%f : memref<1xf32>)
+  func.return %h, %f : memref<4xf32>, memref<1xf32>
+}
