@@ -132,8 +132,10 @@ def fold_known_integers(func: FuncOp) -> int:
             continue
         result = op.results[0]
         computed_by = backward_slice(result)
+        if computed_by is None:  # reads an argument: nothing to evaluate
+            continue
         value = evaluator.value(result)
-        if value is None or computed_by is None:
+        if value is None:
             continue
         assert isinstance(result.type, TensorType)
         literal = DenseIntOrFPElementsAttr.from_list(result.type, _elements(value))

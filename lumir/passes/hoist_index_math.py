@@ -26,7 +26,6 @@ launches moved before it moves; one reading anything computed in between stays.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -35,7 +34,7 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from lumir.dialects.cublaslt_rt import LaunchOp
+from lumir.dialects.cublaslt_rt import LaunchOp, buffer_bytes
 from lumir.passes.program_order import LOAD_TIME_OPS, ProgramOrder
 
 MAX_BYTES = 256
@@ -51,11 +50,9 @@ def moves_up(op: Operation, returned: list[SSAValue], order: ProgramOrder) -> bo
     output = op.output
     buffer_type = output.type
     assert isinstance(buffer_type, MemRefType)
-    element = buffer_type.element_type
-    if not isinstance(element, IntegerType):
+    if not isinstance(buffer_type.element_type, IntegerType):
         return False
-    size = math.prod(buffer_type.get_shape()) * max(1, element.width.data // 8)
-    if size > MAX_BYTES:
+    if buffer_bytes(buffer_type) > MAX_BYTES:
         return False
     return not any(order.overlaps(output, value) for value in returned)
 
