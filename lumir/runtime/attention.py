@@ -9,10 +9,7 @@ destination's strides instead, with no copy:
 
 - **few-query** (`few_query_attention`, a decode step or a short prompt): the query rows
   of every head that shares a key/value head form one block, each split of the keys is
-  read once for the whole block, and the last split of a block to finish merges the
-  splits (an arrival counter per call site, `arrival_counter`); one launch. Without a
-  counter (or with `LUMIR_ATTENTION_MERGE=launch` in the environment when a program is
-  loaded) a second launch merges them, with the same bits.
+  read once for the whole block; two launches (one where the keys fit one split).
 - **prefill** (`prefill_attention`, a prompt): one program per block of a head's query
   positions over its keys, skipping what a causal mask hides from the whole block; one
   launch.
@@ -76,11 +73,6 @@ MAX_SPLITS = 16
 """The merge reads every split's partial: 32 splits over 4096 keys took 13.0 µs, 16
 took 10.0."""
 
-MERGE_SWITCH = "LUMIR_ATTENTION_MERGE"
-"""`LUMIR_ATTENTION_MERGE=launch` when a program is loaded: its few-query calls merge
-their splits in a second launch rather than in the last split's program (to measure
-what the one launch saves, or to rule it out)."""
-
 
 @dataclass(frozen=True)
 class AttentionShape:
@@ -105,31 +97,6 @@ class AttentionShape:
 
     def splits(self, keys_per_split: int = KEYS_PER_SPLIT) -> int:
         return max(1, min(MAX_SPLITS, math.ceil(self.key_len / keys_per_split)))
-
-    def row_blocks(self) -> int:
-        return math.ceil(self.groups * self.query_len / self.block_m)
-
-
-def _shape(query: torch.Tensor, key: torch.Tensor) -> AttentionShape:
-    batch, heads, query_len, head_dim = query.shape
-    return AttentionShape(batch, heads, key.shape[1], query_len, key.shape[2], head_dim)
-
-
-def arrival_counter(
-    query: torch.Tensor, key: torch.Tensor, keys_per_split: int = KEYS_PER_SPLIT
-) -> torch.Tensor | None:
-    """The zeroed counters that let a few-query call of these operands' shapes merge its
-    splits in its one launch (one int32 per block of query rows; every call leaves them
-    at zero), or None where the call has one split or `LUMIR_ATTENTION_MERGE=launch`.
-
-    Made once per call site when a program is loaded, never inside a CUDA graph capture
-    (zeroing there would add a kernel to every replay). Calls that share counters must
-    not run at the same time: one stream's calls run one after another."""
-    shape = _shape(query, key)
-    if shape.splits(keys_per_split) == 1 or os.environ.get(MERGE_SWITCH) == "launch":
-        return None
-    slots = shape.batch * shape.kv_heads * shape.row_blocks()
-    return torch.zeros(slots, dtype=torch.int32, device=query.device)
 
 
 def few_query_attention_problems(
@@ -217,33 +184,22 @@ def few_query_attention(
     is_causal: bool = False,
     scale: float | None = None,
     keys_per_split: int = KEYS_PER_SPLIT,
-    arrivals: torch.Tensor | None = None,
     pdl: PdlMode = NO_PDL,
     warm_up: bool = False,
 ) -> torch.Tensor:
     """Attention of `query` [B, H, Lq, D] over `key`, `value` [B, Hkv, Lk, D] into `out`
     [B, H, Lq, D] (any strides), as `F.scaled_dot_product_attention` with those
-    arguments and `enable_gqa` computes it, the launches made as `pdl` says. The caller
-    has checked `few_query_attention_problems`. With `arrivals` (`arrival_counter`'s
-    zeroed counters, at least one per block of query rows, on `out`'s device) the
-    splits merge in the one launch, else in a second; the bits are the same. With
-    `warm_up`, the launches' kernels are compiled and nothing is launched
-    (`lumir.runtime.triton_launch`)."""
+    arguments and `enable_gqa` computes it, both launches made as `pdl` says. The caller
+    has checked `few_query_attention_problems`. With `warm_up`, the launches' kernels
+    are compiled and nothing is launched (`lumir.runtime.triton_launch`)."""
     from lumir.runtime.attention_kernel import attention_combine_kernel, attention_split_kernel
 
     batch, heads, query_len, head_dim = query.shape
-    shape = _shape(query, key)
+    shape = AttentionShape(batch, heads, key.shape[1], query_len, key.shape[2], head_dim)
     splits = shape.splits(keys_per_split)
     per_split = math.ceil(math.ceil(shape.key_len / splits) / BLOCK_N) * BLOCK_N
     rows = shape.groups * query_len
-    grid = (batch * shape.kv_heads, shape.row_blocks(), splits)
-    merge_here = (
-        splits > 1
-        and arrivals is not None
-        and arrivals.device == out.device
-        and arrivals.dtype == torch.int32
-        and arrivals.numel() >= grid[0] * grid[1]
-    )
+    grid = (batch * shape.kv_heads, math.ceil(rows / shape.block_m), splits)
     if mask is not None:
         mask_strides = mask.expand(batch, heads, query_len, shape.key_len).stride()
     else:
@@ -264,7 +220,6 @@ def few_query_attention(
             out,
             part,
             lse,
-            arrivals if merge_here else lse,
             query_len,
             shape.key_len,
             shape.groups,
@@ -285,12 +240,11 @@ def few_query_attention(
             "MASK_IS_BOOL": mask is not None and mask.dtype == torch.bool,
             "IS_CAUSAL": is_causal,
             "SPLITS": splits,
-            "MERGE_HERE": merge_here,
             **pdl.kernel_options(),
         },
     )
     launches = [split]
-    if splits > 1 and not merge_here:
+    if splits > 1:
         combine = TritonLaunch(
             attention_combine_kernel,
             (batch * shape.kv_heads, grid[1]),

@@ -6,12 +6,9 @@ they run and what they compute.
 rows, split of the keys): the query rows of all the heads that share one key/value head
 (grouped-query attention) are one block, so each key and value is read once per split,
 not once per query head. With one split it writes the normalised output; with several
-it writes each split's normalised partial output and its rows' log-sum-exp, and the
-splits are merged in order: by the last program of a block of rows to finish (it counts
-the arrivals in a zeroed counter of its own and leaves it at zero; one launch), or,
-where no counter is given, by `attention_combine_kernel` (a second launch). Both merge
-with `_merge_splits`, split 0 first, so the two give the same bits. Every sum runs in a
-fixed order, so a call's result is the same bits every run.
+it writes each split's normalised partial output and its rows' log-sum-exp, and
+`attention_combine_kernel` merges the splits in order. Every sum runs in a fixed order,
+so a call's result is the same bits every run.
 
 `attention_prefill_kernel` is a prompt's attention (many query rows): one program per
 (batch, query head, block of query positions) over all of that head's keys, in order,
@@ -51,7 +48,6 @@ def attention_split_kernel(
     out_ptr,
     part_ptr,
     lse_ptr,
-    arrivals_ptr,
     query_len,
     key_len,
     groups,
@@ -85,15 +81,13 @@ def attention_split_kernel(
     MASK_IS_BOOL: tl.constexpr,
     IS_CAUSAL: tl.constexpr,
     SPLITS: tl.constexpr,
-    MERGE_HERE: tl.constexpr = False,
     PDL: tl.constexpr = False,
 ):
     """One block of query rows of one key/value head against one split of the keys.
 
     Rows are (head in the group, query position) flattened head-major. Scores and the
     running softmax are f32; probabilities are rounded to the value's type for the
-    product with V (as flash attention does), accumulated in f32. With `MERGE_HERE`
-    (several splits), the last program of the row block to finish merges the splits.
+    product with V (as flash attention does), accumulated in f32.
     """
     wait_for_previous_launch(PDL)
     batch_head = tl.program_id(0)
@@ -178,89 +172,6 @@ def attention_split_kernel(
         total = tl.where(nonzero, running_sum, 1.0)
         lse = tl.where(nonzero, running_max + tl.log(total), float("-inf"))
         tl.store(lse_ptr + slot, lse, mask=row_ok)
-        if MERGE_HERE:
-            # Every thread's partial is stored before one thread counts the arrival
-            # (acquire-release at GPU scope): the program that counts last sees every
-            # split's partial, merges them and zeroes the counter for the next call.
-            tl.debug_barrier()
-            counter = arrivals_ptr + batch_head * tl.num_programs(1) + row_block
-            arrived = tl.atomic_add(counter, 1, sem="acq_rel", scope="gpu")
-            if arrived == SPLITS - 1:
-                _merge_splits(
-                    part_ptr,
-                    lse_ptr,
-                    out_ptr,
-                    batch,
-                    kv_head,
-                    batch_head,
-                    tl.num_programs(0),
-                    rows,
-                    query_len,
-                    groups,
-                    stride_ob,
-                    stride_oh,
-                    stride_ol,
-                    stride_od,
-                    HEAD_DIM,
-                    BLOCK_M,
-                    SPLITS,
-                )
-                tl.store(counter, 0)
-
-
-@triton.jit
-def _merge_splits(
-    part_ptr,
-    lse_ptr,
-    out_ptr,
-    batch,
-    kv_head,
-    batch_head,
-    batch_heads,
-    rows,
-    query_len,
-    groups,
-    stride_ob,
-    stride_oh,
-    stride_ol,
-    stride_od,
-    HEAD_DIM: tl.constexpr,
-    BLOCK_M: tl.constexpr,
-    SPLITS: tl.constexpr,
-):
-    """Merge one block of rows' split partials into `out`, split 0 first: each partial
-    weighted by exp(its lse - the largest lse), the sum divided by the sum of the
-    weights. The partials were written by other programs, so they are read through L2
-    (`.cg`), never from this SM's L1."""
-    row_count = groups * query_len
-    row_ok = rows < row_count
-    dims = tl.arange(0, HEAD_DIM)
-    largest = tl.full((BLOCK_M,), float("-inf"), tl.float32)
-    for split in range(SPLITS):
-        slot = (split * batch_heads + batch_head) * row_count + rows
-        lse = tl.load(lse_ptr + slot, mask=row_ok, other=float("-inf"), cache_modifier=".cg")
-        largest = tl.maximum(largest, lse)
-    shift = tl.where(largest == float("-inf"), 0.0, largest)
-    total = tl.zeros((BLOCK_M,), tl.float32)
-    acc = tl.zeros((BLOCK_M, HEAD_DIM), tl.float32)
-    for split in range(SPLITS):
-        slot = (split * batch_heads + batch_head) * row_count + rows
-        lse = tl.load(lse_ptr + slot, mask=row_ok, other=float("-inf"), cache_modifier=".cg")
-        weight = tl.exp(lse - shift)
-        part = tl.load(
-            part_ptr + slot[:, None] * HEAD_DIM + dims[None, :],
-            mask=row_ok[:, None],
-            cache_modifier=".cg",
-        )
-        acc += part * weight[:, None]
-        total += weight
-    output = acc / tl.where(total > 0, total, 1.0)[:, None]
-    head = kv_head * groups + rows // query_len
-    position = rows % query_len
-    out_rows = _row_pointers(
-        out_ptr, batch, head, position, dims, stride_ob, stride_oh, stride_ol, stride_od
-    )
-    tl.store(out_rows, output.to(out_ptr.dtype.element_ty), mask=row_ok[:, None])
 
 
 @triton.jit
@@ -281,30 +192,39 @@ def attention_combine_kernel(
     SPLITS: tl.constexpr,
     PDL: tl.constexpr = False,
 ):
-    """Merge one block of rows' split partials (`_merge_splits`): the second launch of
-    a few-query call whose splits are not merged by their last program."""
+    """Merge one block of rows' split partials, split 0 first: each partial weighted by
+    exp(its lse - the largest lse), the sum divided by the sum of the weights."""
     wait_for_previous_launch(PDL)
     batch_head = tl.program_id(0)
+    batch = batch_head // kv_heads
+    kv_head = batch_head % kv_heads
     rows = tl.program_id(1) * BLOCK_M + tl.arange(0, BLOCK_M)
-    _merge_splits(
-        part_ptr,
-        lse_ptr,
-        out_ptr,
-        batch_head // kv_heads,
-        batch_head % kv_heads,
-        batch_head,
-        batch_heads,
-        rows,
-        query_len,
-        groups,
-        stride_ob,
-        stride_oh,
-        stride_ol,
-        stride_od,
-        HEAD_DIM,
-        BLOCK_M,
-        SPLITS,
+    row_count = groups * query_len
+    row_ok = rows < row_count
+    dims = tl.arange(0, HEAD_DIM)
+
+    largest = tl.full((BLOCK_M,), float("-inf"), tl.float32)
+    for split in range(SPLITS):
+        slot = (split * batch_heads + batch_head) * row_count + rows
+        lse = tl.load(lse_ptr + slot, mask=row_ok, other=float("-inf"))
+        largest = tl.maximum(largest, lse)
+    shift = tl.where(largest == float("-inf"), 0.0, largest)
+    total = tl.zeros((BLOCK_M,), tl.float32)
+    acc = tl.zeros((BLOCK_M, HEAD_DIM), tl.float32)
+    for split in range(SPLITS):
+        slot = (split * batch_heads + batch_head) * row_count + rows
+        lse = tl.load(lse_ptr + slot, mask=row_ok, other=float("-inf"))
+        weight = tl.exp(lse - shift)
+        part = tl.load(part_ptr + slot[:, None] * HEAD_DIM + dims[None, :], mask=row_ok[:, None])
+        acc += part * weight[:, None]
+        total += weight
+    output = acc / tl.where(total > 0, total, 1.0)[:, None]
+    head = kv_head * groups + rows // query_len
+    position = rows % query_len
+    out_rows = _row_pointers(
+        out_ptr, batch, head, position, dims, stride_ob, stride_oh, stride_ol, stride_od
     )
+    tl.store(out_rows, output.to(out_ptr.dtype.element_ty), mask=row_ok[:, None])
 
 
 LOG2E = tl.constexpr(1.4426950408889634)

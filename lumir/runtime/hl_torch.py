@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
@@ -34,7 +34,6 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 
 from lumir.runtime.attention import (
-    arrival_counter,
     few_query_attention,
     few_query_attention_problems,
     prefill_attention,
@@ -667,8 +666,7 @@ def _lumir_sdpa(
     if not query.is_cuda or output.dtype != query.dtype or output.shape != query.shape:
         return None
     if not few_query_attention_problems(query, key, value, mask, enable_gqa):
-        arrivals = arrival_counter(query, key)
-        return _LumirAttention(few_query_attention, is_causal, scale, pdl, arrivals)
+        return _LumirAttention(few_query_attention, is_causal, scale, pdl)
     if not prefill_attention_problems(query, key, value, mask, enable_gqa):
         return _LumirAttention(prefill_attention, is_causal, scale, pdl)
     return None
@@ -684,21 +682,14 @@ class _LumirAttention:
     is_causal: bool
     scale: float | None
     pdl: PdlMode
-    arrivals: torch.Tensor | None = field(default=None, compare=False)
-    """The few-query kernel's arrival counters (`attention.arrival_counter`), made here
-    at the load so that no capture zeroes them; None for the prefill kernel."""
 
     def __call__(self, out: torch.Tensor, *operands: torch.Tensor) -> object:
-        return self.run(out, *operands, **self._options())
+        return self.run(out, *operands, is_causal=self.is_causal, scale=self.scale, pdl=self.pdl)
 
     def warm_up(self, out: torch.Tensor, *operands: torch.Tensor) -> None:
-        self.run(out, *operands, warm_up=True, **self._options())
-
-    def _options(self) -> dict[str, object]:
-        options = {"is_causal": self.is_causal, "scale": self.scale, "pdl": self.pdl}
-        if self.arrivals is not None:
-            options["arrivals"] = self.arrivals
-        return options
+        self.run(
+            out, *operands, is_causal=self.is_causal, scale=self.scale, pdl=self.pdl, warm_up=True
+        )
 
 
 def _natural_result_matches(

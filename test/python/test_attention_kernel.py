@@ -25,8 +25,6 @@ from lumir.runtime.attention import (
     MAX_KEYS,
     MAX_PREFILL_KEYS,
     MAX_QUERY_ROWS,
-    MERGE_SWITCH,
-    arrival_counter,
     few_query_attention,
     few_query_attention_problems,
     prefill_attention,
@@ -56,11 +54,6 @@ def test_kernel_matches_torch_within_rounding_under_the_interpreter() -> None:
     for line in lines:
         assert line["ok"] and line["same_bits_again"], line
         assert line["max_abs_diff"] <= TOLERANCE
-    # Calls of several splits merge them in their one launch, with the bits of the
-    # merge as a second launch, and leave their arrival counters at zero.
-    merged = [line for line in lines if "same_bits_merge_launch" in line]
-    assert len(merged) >= 3
-    assert all(line["same_bits_merge_launch"] and line["arrivals_left_at_zero"] for line in merged)
 
 
 @pytest.mark.skipif(triton_interpreter_available() is not None, reason="needs triton")
@@ -72,31 +65,6 @@ def test_kernel_matches_torch_on_random_calls_under_the_interpreter(seed: int) -
     lines = [json.loads(line) for line in result.stdout.splitlines()]
     assert len(lines) == 10
     assert all(line["ok"] and line["same_bits_again"] for line in lines), lines
-
-
-@pytest.mark.parametrize(
-    ("heads", "kv_heads", "rows", "keys", "slots"),
-    [(8, 2, 1, 512, 2), (32, 8, 1, 700, 8), (16, 2, 16, 300, 4), (4, 4, 1, 129, 4)],
-)
-def test_a_call_of_several_splits_gets_one_zeroed_counter_per_block_of_rows(
-    heads: int, kv_heads: int, rows: int, keys: int, slots: int
-) -> None:
-    """One counter per (batch, key/value head, block of query rows): the grid of the
-    split launch without its splits."""
-    q, k, _ = _operands(rows, keys, heads=heads, kv_heads=kv_heads)
-    counters = arrival_counter(q, k)
-    assert counters is not None and counters.dtype == torch.int32
-    assert counters.tolist() == [0] * slots
-
-
-def test_one_split_or_the_switch_gives_no_counter(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Keys that fit one split need no merge; `LUMIR_ATTENTION_MERGE=launch` asks for the
-    merge as a second launch."""
-    assert arrival_counter(*_operands(1, 128)[:2]) is None
-    q, k, _ = _operands(1, 512)
-    assert arrival_counter(q, k) is not None
-    monkeypatch.setenv(MERGE_SWITCH, "launch")
-    assert arrival_counter(q, k) is None
 
 
 def test_a_decode_step_is_taken() -> None:
@@ -164,21 +132,21 @@ def test_the_prefill_kernel_compiles_for_hopper(causal: bool) -> None:
 
 
 @pytest.mark.skipif(triton_interpreter_available() is not None, reason="needs triton")
-@pytest.mark.parametrize("merge_here", [True, False])
-def test_the_few_query_kernels_compile_for_hopper(merge_here: bool) -> None:
-    """The split kernel with its in-launch merge (an atomic count of arrivals, L2 reads
-    of the other programs' partials) and without, and the merge as its own launch."""
+@pytest.mark.parametrize("splits", [1, 4])
+def test_the_few_query_kernels_compile_for_hopper(splits: int) -> None:
+    """The split kernel (writing the output itself with one split, partials with
+    several) and the launch that merges the partials."""
     from lumir.runtime.attention_kernel import attention_combine_kernel, attention_split_kernel
 
     constants = {"BLOCK_M": 16, "BLOCK_N": 64, "HAS_MASK": True, "MASK_IS_BOOL": True}
-    constants |= {"IS_CAUSAL": False, "SPLITS": 4, "MERGE_HERE": merge_here}
+    constants |= {"IS_CAUSAL": False, "SPLITS": splits}
     _compile_for_hopper(attention_split_kernel, constants)
     _compile_for_hopper(attention_combine_kernel, {"BLOCK_M": 16, "SPLITS": 4})
 
 
 def _compile_for_hopper(kernel: object, constants: dict[str, object]) -> None:
-    """Compile `kernel` (bf16 operands, a boolean mask, f32 partials, int32 counters) for
-    an sm_90 target with `constants` and a head size of 64, as its first launch would."""
+    """Compile `kernel` (bf16 operands, a boolean mask, f32 partials) for an sm_90
+    target with `constants` and a head size of 64, as its first launch would."""
     triton = pytest.importorskip("triton")
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
@@ -188,7 +156,6 @@ def _compile_for_hopper(kernel: object, constants: dict[str, object]) -> None:
     constants = {"HEAD_DIM": 64, "PDL": False, **constants}
     pointers = {"q_ptr": "*bf16", "k_ptr": "*bf16", "v_ptr": "*bf16", "out_ptr": "*bf16"}
     pointers |= {"mask_ptr": "*i1", "part_ptr": "*fp32", "lse_ptr": "*fp32"}
-    pointers |= {"arrivals_ptr": "*i32"}
     signature = {
         name: pointers.get(name)
         or ("constexpr" if name in constants else "fp32" if name == "scale" else "i32")
@@ -254,34 +221,6 @@ def test_on_cuda_a_compiled_sdpa_runs_the_kernel_close_to_torch(rows: int, keys:
     assert all(torch.equal(result, results[0]) for result in results)
     eager_error = (eager.float() - exact).abs().max().item()
     assert (results[0].float() - exact).abs().max().item() <= eager_error + 2**-8
-
-
-@pytest.mark.cuda
-@pytest.mark.skipif(not cublaslt_available(), reason="needs nvmath-python and a CUDA device")
-@pytest.mark.parametrize(("rows", "keys"), [(1, 512), (1, 2048), (6, 700), (16, 1000)])
-def test_on_cuda_the_merge_in_the_split_launch_gives_the_merge_launchs_bits(
-    rows: int, keys: int
-) -> None:
-    """The last split of each block of rows merges the partials (one launch), replayed
-    from one CUDA graph many times: the bits of the merge as a second launch every
-    time, and the counters back at zero after each replay. A loaded program's call
-    holds its counters."""
-    q, k, v = (x.cuda() for x in _operands(rows, keys, heads=32, kv_heads=8))
-    kernel, direct = hl_torch.bind_into_kernel("hl.sdpa", GQA, [q, k, v], torch.empty_like(q))
-    assert direct and kernel.arrivals is not None
-    two_launches = few_query_attention(torch.empty_like(q), q, k, v)
-    counters = arrival_counter(q, k)
-    out = torch.empty_like(q)
-    few_query_attention(out, q, k, v, arrivals=counters)  # compiles, outside the capture
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        few_query_attention(out, q, k, v, arrivals=counters)
-    for _ in range(20):
-        out.fill_(float("nan"))
-        graph.replay()
-        torch.cuda.synchronize()
-        assert torch.equal(out, two_launches)
-        assert not counters.any().item()
 
 
 @pytest.mark.cuda
