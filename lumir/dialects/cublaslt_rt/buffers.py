@@ -256,13 +256,13 @@ def element_of(value: SSAValue) -> Attribute:
 def view_users(value: SSAValue) -> list[Operation]:
     """The ops that use the buffer `value` or a view of it (views followed, not listed),
     in the order the uses are found, each once."""
-    found: list[Operation] = []
+    found: dict[Operation, None] = {}  # insertion-ordered, each op once
     pending = [value]
     while pending:
         for use in pending.pop().uses:
             user = use.operation
             if isinstance(user, ViewOp):
                 pending.append(user.result)
-            elif user not in found:
-                found.append(user)
-    return found
+            else:
+                found.setdefault(user)
+    return list(found)

@@ -226,9 +226,16 @@ def outside_reader(
         # before the group it runs first; after it, the walk below decides
     root, start, end = byte_range(scratch)
     stale = _without([(start, end)], root, written)
+    # Only an op that uses the root or a view of it can read or write its bytes, so the
+    # walk asks for the effects of those alone (the others' would cost the walk a
+    # byte range per operand of every later op of the program).
+    touching = set()
+    if block is not None:
+        tops = (block.find_ancestor_op_in_block(user) for user in view_users(root))
+        touching = {top for top in tops if top is not None}
     op = group.next_op
     while op is not None and stale:
-        if op not in steps:
+        if op in touching and op not in steps:
             effects = access(op)
             reads = effects.reads
             if effects.everything:
