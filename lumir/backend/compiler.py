@@ -34,9 +34,12 @@ from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner, Partit
 from torch.fx.passes.operator_support import OperatorSupportBase
 from torch.fx.passes.utils.fuser_utils import fuse_by_partitions
 
+from lumir.backend.cache_lengths import cache_length_nodes
+from lumir.backend.collector import collector_paused
 from lumir.backend.options import BackendOptions, mode_options, parse_options
 from lumir.backend.partition import CompiledPartition
 from lumir.backend.partitions import propose_partitions
+from lumir.backend.random_order import random_ops_in_order
 from lumir.backend.report import report_line
 from lumir.backend.stats import GraphStats, PartitionStats, new_graph
 from lumir.backend.storage_readers import relay_storage_reads, storage_views
@@ -321,24 +324,32 @@ def compile_aten_graph(
     gm: fx.GraphModule, example_inputs: Sequence[object], options: BackendOptions
 ) -> Callable[..., object]:
     """aot_autograd's inference (and forward) compiler: partition, compile, fall back."""
+    with collector_paused():
+        return _compile_aten_graph(gm, example_inputs, options)
+
+
+def _compile_aten_graph(
+    gm: fx.GraphModule, example_inputs: Sequence[object], options: BackendOptions
+) -> Callable[..., object]:
     start = time.perf_counter()
     stats = new_graph()
     home = _graph_device(example_inputs)
     device = torch.device(options.device) if options.device is not None else home
     _cast_wide_scalars(gm)
     reasons = _unsupported_reasons(gm)
-    host_scalars = _host_scalars(gm, reasons) | _size_predicates(gm)
+    lengths, stats.cache_lengths = cache_length_nodes(gm, reasons)
+    host_scalars = _host_scalars(gm, reasons) | _size_predicates(gm) | lengths
     stats.unsupported = [
         (target_name(node), reason)
         for node, reason in reasons.items()
         if reason is not None and node not in host_scalars
     ]
     stats.fallback_ops = [name for name, _ in stats.unsupported]
-    partitions = _partitions(gm, reasons, stats, host_scalars)
-    if not partitions:
-        result = gm
-    else:
-        result = fuse_by_partitions(gm, [p.nodes for p in partitions], prefix="fused_")
+    with random_ops_in_order(gm, lambda node: reasons.get(node) is not None):
+        partitions = _partitions(gm, reasons, stats, host_scalars)
+        nodes = [p.nodes for p in partitions]
+        result = fuse_by_partitions(gm, nodes, prefix="fused_") if partitions else gm
+    if partitions:
         _compile_partitions(
             result,
             _static_indices(len(example_inputs)),

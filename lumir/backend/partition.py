@@ -28,6 +28,7 @@ from torch import fx
 from xdsl.dialects.builtin import ModuleOp
 
 from lumir.backend.calls import STALE, CallPlan, bindings_of, size_key_function
+from lumir.backend.collector import collector_paused
 from lumir.backend.in_place import update_in_place
 from lumir.backend.options import BackendOptions
 from lumir.backend.report import (
@@ -211,12 +212,13 @@ class CompiledPartition(torch.nn.Module):
             if key in self.eager_shapes:
                 return self.graph_module(*args)
             try:
-                entry = self.cache.get(key)
-                if entry is None:
-                    entry = self.compile(self._bindings(key))
-                else:
-                    self.cache.move_to_end(key)
-                plan = entry.plan = self._plan(entry, args)
+                with collector_paused():
+                    entry = self.cache.get(key)
+                    if entry is None:
+                        entry = self.compile(self._bindings(key))
+                    else:
+                        self.cache.move_to_end(key)
+                    plan = entry.plan = self._plan(entry, args)
             except Exception as error:  # a lumir failure must never cost the user their model
                 return self._fall_back(key, args, error)
             try:

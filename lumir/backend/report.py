@@ -97,6 +97,8 @@ def report_line(graph: GraphStats, device: str, precision: str) -> str:
     if graph.fallback_ops:
         fields.append(f"fallback={','.join(sorted(set(graph.fallback_ops)))}")
     fields.append(f"failed_partitions={len(graph.failures)}")
+    if graph.cache_lengths:  # their ops run in eager between partitions (cache_lengths.py)
+        fields.append(f"cache_lengths={','.join(graph.cache_lengths)}")
     fields.append(f"fuse_runs={sum(p.fuse_runs for p in graph.partitions)}")
     fields.append(f"device={device}")
     fields.append(f"precision={precision}")

@@ -49,6 +49,9 @@ class GraphStats:
     failures: list[str] = field(default_factory=list)
     kept_in_eager: list[str] = field(default_factory=list)
     """Supported nodes run in eager all the same, each with why (storage reads)."""
+    cache_lengths: tuple[str, ...] = ()
+    """Symbolic sizes no matrix product depends on, whose ops run in eager
+    (lumir.backend.cache_lengths)."""
     compile_ms: float = 0.0
 
 

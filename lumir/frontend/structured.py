@@ -93,6 +93,8 @@ def _scaled_sum(cx: ImportContext, node: fx.Node, product: SSAValue) -> SSAValue
     argument). beta = 0 ignores the bias entirely (NaN in it included), as torch does."""
     element = element_type(cx.dtype(node))
     alpha, beta = (cx.scalar(node.kwargs.get(name, 1)) for name in ("alpha", "beta"))
+    if alpha == 0 and node.target in _BLAS_ALPHA:
+        return _bias_alone(cx, node, product, beta, element)
     if alpha != 1:
         product = cx.emit(hl.MulOp(product, cx.constant(float(alpha), element)))
     if beta == 0:
@@ -101,6 +103,26 @@ def _scaled_sum(cx: ImportContext, node: fx.Node, product: SSAValue) -> SSAValue
     if beta != 1:
         bias = cx.emit(hl.MulOp(bias, cx.constant(float(beta), element)))
     return cx.emit(hl.AddOp(product, bias))
+
+
+_BLAS_ALPHA = frozenset({aten.addmm.default, aten.addmv.default})
+"""Add-product ops whose ATen kernels skip the product when alpha is 0 (BLAS's
+convention), so a NaN or inf in the matrices does not reach the result; baddbmm's
+computes `0 * product` and does propagate it."""
+
+
+def _bias_alone(
+    cx: ImportContext, node: fx.Node, product: SSAValue, beta: float, element: Attribute
+) -> SSAValue:
+    """beta * bias at the product's shape, the product not read (alpha = 0); zeros when
+    beta is 0 too. The broadcast multiplies by ones, which keeps every value (-0.0 and
+    NaN in the bias included), where adding zeros would turn -0.0 into 0.0."""
+    if beta == 0:
+        return cx.constant(0.0, element, _shape(product))
+    bias = cx.value(node.args[0])
+    if beta != 1:
+        bias = cx.emit(hl.MulOp(bias, cx.constant(float(beta), element)))
+    return cx.emit(hl.MulOp(cx.constant(1.0, element, _shape(product)), bias))
 
 
 def convert_embedding(cx: ImportContext, node: fx.Node) -> SSAValue:

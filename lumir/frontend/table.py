@@ -113,10 +113,10 @@ def _tensor_operands(node: fx.Node) -> str | None:
 
 
 def _no_dropout(node: fx.Node) -> str | None:
-    mask, dropout, _, _ = st.sdpa_arguments(node)
+    mask, dropout, causal, _ = st.sdpa_arguments(node)
     if not isinstance(dropout, int | float) or dropout != 0.0:
         return f"dropout_p={dropout}"
-    if mask is not None and node.kwargs.get("is_causal", False):
+    if mask is not None and causal:
         return "a mask together with is_causal"
     for user in node.users:
         if user.target is not operator.getitem or (user.args[1] != 0 and user.users):

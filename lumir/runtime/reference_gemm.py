@@ -120,6 +120,27 @@ def _round_tf32(x: torch.Tensor) -> torch.Tensor:
     return torch.where(finite, rounded.view(torch.float32).to(torch.float64), x)
 
 
+_F32_ACCUMULATORS = frozenset(
+    {
+        ComputeType.COMPUTE_32F,
+        ComputeType.COMPUTE_32F_PEDANTIC,
+        ComputeType.COMPUTE_32F_FAST_16F,
+        ComputeType.COMPUTE_32F_FAST_16BF,
+        ComputeType.COMPUTE_32F_FAST_TF32,
+    }
+)
+
+
+def _overflowed(x: torch.Tensor, accumulator: torch.dtype) -> torch.Tensor:
+    """The exact product, except where it lies beyond the accumulator's range: there the
+    accumulator holds an infinity (of the product's sign) before alpha, beta and the
+    epilogue see it, as on the GPU and in eager (`(x @ w) * 0.01` is inf when `x @ w`
+    overflows f32, and `x @ w + -inf` NaN). Values in range keep every bit, so a
+    product is still rounded once, on output."""
+    rounded = x.to(accumulator)
+    return torch.where(torch.isinf(rounded) & torch.isfinite(x), rounded.to(x.dtype), x)
+
+
 def _compute_inputs(x: torch.Tensor, compute_type: ComputeType) -> torch.Tensor:
     """A or B as the compute type's multipliers see them."""
     if compute_type is ComputeType.COMPUTE_32F_FAST_16F:
@@ -246,6 +267,8 @@ class ReferenceGemmPlan:
         product = torch.matmul(a, b)
         if desc.compute_type in (ComputeType.COMPUTE_16F, ComputeType.COMPUTE_16F_PEDANTIC):
             product = _round_to(product, torch.float16)
+        elif desc.compute_type in _F32_ACCUMULATORS:
+            product = _overflowed(product, torch.float32)
         x = self.alpha * product
         if self._c is not None:
             x = x + self.beta * self._c.to(torch.float64)

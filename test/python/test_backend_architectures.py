@@ -479,7 +479,8 @@ def test_t5_encoder_decoder_compiles_whole_and_matches_eager(device: str) -> Non
 @pytest.mark.parametrize("name", ["gpt2", "gpt_neox"])
 def test_greedy_decoding_with_kv_cache_matches_eager_and_fuses_once(name: str) -> None:
     """Decoding with a growing DynamicCache (LayerNorm, fused-qkv splits, no GQA): the
-    tokens are eager's and each graph is fused once for all its lengths."""
+    tokens are eager's, each graph is fused once, and the decode graph is compiled once
+    for all its lengths."""
     from test_backend_llama import greedy
 
     model = _model(name, torch.float32)
@@ -491,7 +492,10 @@ def test_greedy_decoding_with_kv_cache_matches_eager_and_fuses_once(name: str) -
     assert greedy(torch.compile(model, backend="lumir"), config, ids) == expected
     partitions = [p for g in stats.GRAPHS for p in g.partitions]
     assert partitions and max(p.fuse_runs for p in partitions) <= 2
-    assert max(p.specialisations for p in partitions) >= 10
+    # the dynamic decode graph's key length sizes only the cache and the attention,
+    # which run in eager: its partitions compile once (lumir.backend.cache_lengths)
+    decode = stats.GRAPHS[-1]
+    assert decode.cache_lengths and all(p.specialisations == 1 for p in decode.partitions)
 
 
 @torch.no_grad()

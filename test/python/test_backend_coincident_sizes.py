@@ -66,7 +66,9 @@ def test_a_range_whose_length_meets_a_literal_fuses_once():
 def test_t5_generation_fuses_each_graph_once():
     """T5's decoder compares the relative positions with max_exact = num_buckets // 2
     (4 here), a literal; at a past length of 4 the cache's length imported as the same
-    constant and was merged with it, so the decode graph fused a second time."""
+    constant and was merged with it, so the decode graph fused a second time. (Eager
+    attention: its q @ k^T is sized by the past length, so the decode graph is
+    specialised to each length rather than leaving them to eager.)"""
     import pytest
 
     transformers = pytest.importorskip("transformers")
@@ -83,6 +85,7 @@ def test_t5_generation_fuses_each_graph_once():
         relative_attention_max_distance=16,
         decoder_start_token_id=0,
         pad_token_id=0,
+        attn_implementation="eager",
     )
     model = transformers.T5ForConditionalGeneration(config).eval()
     ids = torch.randint(1, 64, (1, 7), generator=torch.Generator().manual_seed(1))

@@ -404,3 +404,29 @@ def test_a_failure_without_a_message_still_falls_back(monkeypatch):
     warned = pytest.warns(LumirRuntimeFallbackWarning, match=r"RuntimeError: \(no message\)")
     with torch.no_grad(), warned:
         torch.testing.assert_close(compiled(x), model(x))
+
+
+@torch.no_grad()
+def test_attention_with_a_mask_and_is_causal_alone_runs_in_eager():
+    """`hl.sdpa` takes a mask or is_causal; the CPU kernel takes is_causal positionally,
+    and such a node must be refused at import (only it in eager, named), not fail the
+    whole partition's compile at verification."""
+    torch.manual_seed(0)
+    qkv, out = torch.nn.Linear(32, 96), torch.nn.Linear(32, 32)
+
+    def attend(x, mask):
+        q, k, v = qkv(x).view(2, 6, 3, 4, 8).permute(2, 0, 3, 1, 4)
+        a = torch.nn.functional.scaled_dot_product_attention(
+            q, k, v, attn_mask=mask, is_causal=True
+        )
+        return out(a.transpose(1, 2).reshape(2, 6, 32))
+
+    x, mask = torch.randn(2, 6, 32), torch.ones(6, 6, dtype=torch.bool)
+    mask[:, 0] = False
+    got, fallbacks = _compile_and_run(attend, x, mask)
+    torch.testing.assert_close(got, attend(x, mask), atol=1e-5, rtol=1e-5)
+    (message,) = [str(f.message) for f in fallbacks]
+    assert "a mask together with is_causal" in message
+    assert "failed to compile" not in message
+    graph = stats.GRAPHS[0]
+    assert graph.failures == [] and len(graph.partitions) == 2  # both linears

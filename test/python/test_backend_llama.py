@@ -13,7 +13,7 @@ from lumir.backend import stats  # noqa: E402  (importing it registers "lumir")
 from lumir.testing.hf import cache_argument  # noqa: E402
 
 
-def tiny_llama(dtype: torch.dtype = torch.float32):
+def tiny_llama(dtype: torch.dtype = torch.float32, attention: str = "sdpa"):
     torch.manual_seed(0)
     config = transformers.LlamaConfig(
         vocab_size=128,
@@ -23,6 +23,7 @@ def tiny_llama(dtype: torch.dtype = torch.float32):
         num_attention_heads=4,
         num_key_value_heads=2,
         max_position_embeddings=64,
+        attn_implementation=attention,
     )
     return transformers.LlamaForCausalLM(config).eval().to(dtype), config
 
@@ -95,8 +96,29 @@ def test_greedy_decoding_with_kv_cache_matches_eager_and_fuses_once_per_graph():
     partitions = [p for g in stats.GRAPHS for p in g.partitions]
     assert partitions
     assert max(p.fuse_runs for p in partitions) <= 2
-    # the dynamic decode graph serves many lengths: specialised often, fused once
-    assert max(p.specialisations for p in partitions) >= 10
+    # The dynamic decode graph serves every later length. Its key length sizes no
+    # matrix product, only the cache's cat and the attention, which run in eager: each
+    # partition compiles once for all tokens (lumir.backend.cache_lengths).
+    decode = stats.GRAPHS[-1]
+    assert decode.cache_lengths and decode.partitions
+    assert all(p.specialisations == 1 for p in decode.partitions)
+    assert not decode.fallback_ops  # a placement, not a fallback: no warning names them
+
+
+@torch.no_grad()
+def test_decoding_with_products_of_the_key_length_specialises_and_fuses_once():
+    """With the attention written as matrix products (`attn_implementation="eager"`),
+    the key length sizes q @ k^T: the decode graph is specialised to every length, and
+    fused once for all of them (lumir.backend.retype)."""
+    torch._dynamo.reset()
+    stats.reset()
+    model, config = tiny_llama(attention="eager")
+    expected = greedy(model, config, _ids())
+    assert greedy(torch.compile(model, backend="lumir"), config, _ids()) == expected
+    decode = stats.GRAPHS[-1]
+    assert decode.cache_lengths == ()
+    assert max(p.fuse_runs for p in decode.partitions) == 1
+    assert max(p.specialisations for p in decode.partitions) >= 10
 
 
 def greedy_static(model, config, ids: torch.Tensor, tokens: int = 8) -> list[int]:

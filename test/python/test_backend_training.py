@@ -132,3 +132,58 @@ def test_batch_norm_training_steps_match_eager_in_one_partition():
     for got, want in zip(model.norm.buffers(), reference.norm.buffers(), strict=True):
         torch.testing.assert_close(got, want, atol=1e-6, rtol=1e-5)
     assert int(model.norm.num_batches_tracked) == 3
+
+
+class TwoBranchDropout(torch.nn.Module):
+    """Five train-mode dropouts over two independent branches: the second branch's first
+    dropout comes after the first branch's in eager, and a partition that merged its
+    LayerNorm into the first branch's would move that dropout ahead of them."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.norm = torch.nn.LayerNorm(16)
+        self.linears = torch.nn.ModuleList(torch.nn.Linear(16, 16) for _ in range(4))
+
+    def forward(self, x, y):
+        drop = torch.nn.functional.dropout
+        first, second, third, last = self.linears
+        a = drop(self.norm(x), 0.5, True)
+        a = a + drop(first(a), 0.5, True)
+        a = a + drop(second(a), 0.5, True)
+        b = drop(self.norm(y), 0.5, True)
+        b = b + drop(third(b), 0.5, True)
+        return last(b) + a.sum(0, keepdim=True)
+
+
+def test_seeded_dropout_draws_its_masks_in_eagers_order():
+    """A seeded training step is eager's: the random ops run in their order, so each
+    dropout gets the mask eager gives it (lumir.backend.random_order)."""
+    model = TwoBranchDropout()
+    x, y = torch.randn(4, 16), torch.randn(4, 16)
+    torch._dynamo.reset()
+    compiled = torch.compile(model, backend="lumir")
+    for seed in (1, 123):
+        torch.manual_seed(seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", LumirFallbackWarning)
+            got = compiled(x, y)
+        torch.manual_seed(seed)
+        expected = model(x, y)
+        torch.testing.assert_close(got, expected, atol=1e-5, rtol=1e-5)
+    assert stats.GRAPHS[-1].partitions, "the linears and norms are lumir's"
+
+
+def test_the_ordering_links_are_gone_after_partitioning():
+    from lumir.backend.random_order import draws_random_numbers, random_ops_in_order
+
+    gm = torch.fx.symbolic_trace(
+        lambda x: torch.ops.aten.rand_like.default(torch.ops.aten.rand_like.default(x))
+    )
+    nodes = [n for n in gm.graph.nodes if draws_random_numbers(n)]
+    assert len(nodes) == 2
+    with random_ops_in_order(gm, lambda node: True):
+        assert nodes[0] in nodes[1].all_input_nodes and nodes[0] in nodes[1].kwargs.values()
+    assert all(not n.kwargs for n in nodes)
+    gm.recompile()
+    assert gm(torch.zeros(3)).shape == (3,)

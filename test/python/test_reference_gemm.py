@@ -286,6 +286,24 @@ def test_beta_zero_never_reads_c() -> None:
     assert torch.equal(d.view(torch.float32), torch.full((4,), 2.0))
 
 
+def test_a_product_beyond_f32_is_infinite_before_alpha_and_beta() -> None:
+    """An f32 accumulator cannot hold 4e39: alpha 0.01 scales an infinity (eager's
+    `(x @ w) * 0.01` is inf too), and beta * C of -inf added to it is NaN; a product in
+    range keeps its exact value."""
+    big = dense(torch.full((2, 2), 1e38), torch.float32)
+    ten = dense(torch.full((2, 2), 10.0), torch.float32)
+    d = torch.zeros(16, dtype=torch.uint8)
+    scaled = descriptor(m=2, n=2, k=2, lda=2, ldb=2, ldc=2, ldd=2, alpha=0.01)
+    reference_matmul(scaled, big, ten, d)
+    assert torch.equal(d.view(torch.float32), torch.full((4,), math.inf))
+    summed = descriptor(m=2, n=2, k=2, lda=2, ldb=2, ldc=2, ldd=2, beta=1.0)
+    reference_matmul(summed, big, ten, d, c=dense(torch.full((2, 2), -math.inf), torch.float32))
+    assert d.view(torch.float32).isnan().all()
+    # Just inside the range: 2 * 1e37 * 10 = 2e38 stays finite and exact after alpha.
+    reference_matmul(scaled, dense(torch.full((2, 2), 1e37), torch.float32), ten, d)
+    assert torch.equal(d.view(torch.float32), torch.full((4,), torch.tensor(2e38 * 0.01).item()))
+
+
 def test_c_may_be_d_in_place() -> None:
     desc = descriptor(m=2, n=2, k=2, lda=2, ldb=2, ldc=2, ldd=2, beta=1.0)
     ones = dense(torch.ones(2, 2), torch.float32)

@@ -1,0 +1,80 @@
+"""Lengths no matrix product depends on stay in eager, so the products compile once.
+
+lumir specialises a program to each concrete size (import, prepare, re-type the fused
+template, lower, load, capture: docs/backend.md, "Dynamic shapes"). A decode step with
+Hugging Face's default `DynamicCache` has a new key length on every token, so a
+partition that holds the attention would compile a specialisation per token, ~1-2 s on
+a CPU for a 16-layer model, where eager takes milliseconds: generation with lumir would
+be compile-bound. Yet in that step the length sizes only the cache's `cat`, the
+attention and its mask; every matrix product is [1, hidden] by a weight.
+
+So a symbolic size (a size symbol: not a float `dynamic=True` lifts, such as a norm's
+eps, nor a data-dependent count) that sizes no matrix product lumir imports (`aten.mm`
+and its relatives) while the graph has products of other sizes is a *cache length*: the ops
+it sizes (whose result, input or size arguments mention it) run in eager, between
+partitions whose sizes do not change, and each of those compiles once, for every
+token. Like host scalars (lumir.backend.compiler), they are a placement, not a
+failure, and no warning names them; the graph's stats list them. A symbol that sizes
+a product (a prompt's length in a prefill, a batch) keeps the specialisation: its
+products are what lumir is for, and their shapes pick the GEMM. A graph without
+products keeps it too: there is nothing that would compile once instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import sympy
+import torch
+from torch import fx
+from torch.fx.experimental.symbolic_shapes import free_symbols
+from torch.utils._pytree import tree_leaves
+from torch.utils._sympy.symbol import SymT, symbol_is_type
+
+aten = torch.ops.aten
+
+PRODUCTS = frozenset(
+    {
+        aten.mm.default,
+        aten.bmm.default,
+        aten.addmm.default,
+        aten.baddbmm.default,
+        aten.mv.default,
+        aten.dot.default,
+        aten.vdot.default,
+        aten.addmv.default,
+    }
+)
+"""The matrix products lumir imports as cuBLASLt calls (lumir.frontend.table)."""
+
+
+def _symbols(node: fx.Node) -> set[sympy.Symbol]:
+    """The free symbols of what `node` computes and reads: its result, its inputs' values
+    and its size arguments."""
+    found = set(free_symbols(node.meta.get("val")))
+    for arg in node.all_input_nodes:
+        found |= free_symbols(arg.meta.get("val"))
+    for leaf in tree_leaves((node.args, node.kwargs)):
+        if isinstance(leaf, torch.SymInt | torch.SymFloat | torch.SymBool):
+            found |= free_symbols(leaf)
+    return found
+
+
+def cache_length_nodes(
+    gm: fx.GraphModule, reasons: Mapping[fx.Node, str | None]
+) -> tuple[frozenset[fx.Node], tuple[str, ...]]:
+    """The nodes lumir would import that a cache length sizes, and those lengths' names.
+
+    `reasons`: each call node's reason to run in eager, None for the ones lumir imports.
+    """
+    symbols = {node: _symbols(node) for node in gm.graph.nodes if node.op == "call_function"}
+    products = [n for n in symbols if n.target in PRODUCTS and reasons.get(n) is None]
+    if not products:
+        return frozenset(), ()
+    sized_products = set().union(*(symbols[n] for n in products))
+    sizes = {s for s in set().union(*symbols.values()) if symbol_is_type(s, SymT.SIZE)}
+    lengths = sizes - sized_products
+    if not lengths:
+        return frozenset(), ()
+    nodes = frozenset(n for n, s in symbols.items() if reasons.get(n) is None and s & lengths)
+    return nodes, tuple(sorted(str(s) for s in lengths))
