@@ -6,13 +6,13 @@
 Hugging Face's default cache grows by one position per token, so each decode step has a
 new key length. Dynamo marks that length dynamic at the second one and hands the backend
 one graph for all of them; inductor compiles kernels that take the length at run time.
-lumir specialises a program to each concrete size, but a length that sizes no matrix
-product (the key length of a decode step with SDPA attention) leaves the cache's `cat`
-and the attention in eager, so its partitions compile once (docs/backend.md, "Dynamic
-shapes"). This benchmark shows what a user of `generate` pays per token: each
-candidate decodes `--tokens` tokens after a `--prompt`-token prefill, on the same weights
-and prompt, and each step is timed from the call to its logits on the host
-(synchronised), so a step's compile counts. Printed per candidate: the prefill, the
+lumir specialises a program to each concrete size, but a length that sizes no product
+of a weight (a decode step's key length) leaves the cache's `cat` and the attention in
+eager, so its partitions compile once (docs/backend.md, "Dynamic shapes"). This
+benchmark shows what a user of `generate` pays per token: each candidate decodes
+`--tokens` tokens after a `--prompt`-token prefill, on the same weights and prompt, and
+each step is timed from the call to its logits on the host (synchronised), so a step's
+compile counts. Printed per candidate: the prefill, the
 first two decode steps (the second is Dynamo's recompile for the dynamic length), the
 median and p90 of the steps after them, the tokens, and whether they equal eager's. A
 `StaticCache` (`cache_implementation="static"`, one shape for every step) is what

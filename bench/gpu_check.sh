@@ -11,11 +11,13 @@
 #   bash bench/gpu_check.sh first-call  # the first call stage by stage and launch by
 #                                       # launch (cold caches), then lumir, inductor and
 #                                       # the Dynamo + aot_autograd floor alone (~3 min)
+#   bash bench/gpu_check.sh dynamic-decode  # 1B greedy decode with a DynamicCache, each
+#                                           # token timed: eager, lumir, inductor (~3 min)
 #
 # Each part stops at its own time limit (PART_SECONDS, default 280 s), so two parts fit
 # in one 10-minute call; the tail of every log is printed.
 set -uo pipefail
-part=${1:?usage: bench/gpu_check.sh tests|compare|accept|memory|first-call}
+part=${1:?usage: bench/gpu_check.sh tests|compare|accept|memory|first-call|dynamic-decode}
 out=${OUT:-gpu-out}
 limit=${PART_SECONDS:-280}
 mkdir -p "$out" /tmp/site
@@ -45,8 +47,10 @@ case $part in
                python3 -m bench.first_call --timers --seq 1 --launches 12 &&
              python3 -m bench.isolated --seqs 1 --modes frontend-aot,lumir,inductor \
                --calls 5 --out "$0/first-call"' "$out") ;;
+  dynamic-decode)
+    command=(python3 -m bench.dynamic_decode --tokens 16) ;;
   *)
-    echo "gpu_check: unknown part '$part' (tests, compare, accept, memory, first-call)" >&2
+    echo "gpu_check: unknown part '$part' (tests, compare, accept, memory, first-call, dynamic-decode)" >&2
     exit 2 ;;
 esac
 start=$(date +%s)

@@ -1,4 +1,4 @@
-"""Lengths no matrix product depends on stay in eager, so the products compile once.
+"""Lengths no weight's product depends on stay in eager, so those products compile once.
 
 lumir specialises a program to each concrete size (import, prepare, re-type the fused
 template, lower, load, capture: docs/backend.md, "Dynamic shapes"). A decode step with
@@ -6,18 +6,22 @@ Hugging Face's default `DynamicCache` has a new key length on every token, so a
 partition that holds the attention would compile a specialisation per token, ~1-2 s on
 a CPU for a 16-layer model, where eager takes milliseconds: generation with lumir would
 be compile-bound. Yet in that step the length sizes only the cache's `cat`, the
-attention and its mask; every matrix product is [1, hidden] by a weight.
+attention (with its `q @ k^T` and `p @ v` where the attention is written as products)
+and its mask; every product with a weight is [1, hidden] by that weight.
 
 So a symbolic size (a size symbol: not a float `dynamic=True` lifts, such as a norm's
-eps, nor a data-dependent count) that sizes no matrix product lumir imports (`aten.mm`
-and its relatives) while the graph has products of other sizes is a *cache length*: the ops
-it sizes (whose result, input or size arguments mention it) run in eager, between
-partitions whose sizes do not change, and each of those compiles once, for every
-token. Like host scalars (lumir.backend.compiler), they are a placement, not a
-failure, and no warning names them; the graph's stats list them. A symbol that sizes
-a product (a prompt's length in a prefill, a batch) keeps the specialisation: its
-products are what lumir is for, and their shapes pick the GEMM. A graph without
-products keeps it too: there is nothing that would compile once instead.
+eps, nor a data-dependent count) that sizes no product of a weight (a matrix product
+lumir imports, `aten.mm` and its relatives, one of whose operands is computed from
+parameters, buffers and constants alone) while the graph has products of weights is a
+*cache length*: the ops it sizes (whose result, input or size arguments mention it)
+run in eager, between partitions whose sizes do not change, and each of those compiles
+once, for every token. Like host scalars (lumir.backend.compiler), they are a
+placement, not a failure, and no warning names them; the graph's stats and report list
+them. A symbol that sizes a weight's product (a prompt's length in a prefill, a batch)
+keeps the specialisation: those products are what lumir is for, and their shapes pick
+the GEMM. A graph without products of weights keeps it too (nothing would compile once
+instead), and so does one whose weights are not known (aot_autograd's
+`static_input_indices`).
 """
 
 from __future__ import annotations
@@ -60,15 +64,37 @@ def _symbols(node: fx.Node) -> set[sympy.Symbol]:
     return found
 
 
+def _weights(gm: fx.GraphModule, static_inputs: frozenset[int]) -> set[fx.Node]:
+    """The nodes computed from parameters, buffers and constants alone: the static
+    inputs, `get_attr`s, and the ops (transposes, casts, concatenations) of those only."""
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    found = {n for i, n in enumerate(placeholders) if i in static_inputs}
+    for node in gm.graph.nodes:
+        inputs = node.all_input_nodes
+        if node.op == "get_attr" or (
+            node.op == "call_function" and inputs and all(i in found for i in inputs)
+        ):
+            found.add(node)
+    return found
+
+
 def cache_length_nodes(
-    gm: fx.GraphModule, reasons: Mapping[fx.Node, str | None]
+    gm: fx.GraphModule, reasons: Mapping[fx.Node, str | None], static_inputs: frozenset[int]
 ) -> tuple[frozenset[fx.Node], tuple[str, ...]]:
     """The nodes lumir would import that a cache length sizes, and those lengths' names.
 
-    `reasons`: each call node's reason to run in eager, None for the ones lumir imports.
+    `reasons`: each call node's reason to run in eager, None for the ones lumir imports;
+    `static_inputs`: the positions of the graph's parameters and buffers.
     """
     symbols = {node: _symbols(node) for node in gm.graph.nodes if node.op == "call_function"}
-    products = [n for n in symbols if n.target in PRODUCTS and reasons.get(n) is None]
+    weights = _weights(gm, static_inputs)
+    products = [
+        n
+        for n in symbols
+        if n.target in PRODUCTS
+        and reasons.get(n) is None
+        and any(operand in weights for operand in n.all_input_nodes)
+    ]
     if not products:
         return frozenset(), ()
     sized_products = set().union(*(symbols[n] for n in products))

@@ -337,7 +337,8 @@ def _compile_aten_graph(
     device = torch.device(options.device) if options.device is not None else home
     _cast_wide_scalars(gm)
     reasons = _unsupported_reasons(gm)
-    lengths, stats.cache_lengths = cache_length_nodes(gm, reasons)
+    static_inputs = _static_indices(len(example_inputs))
+    lengths, stats.cache_lengths = cache_length_nodes(gm, reasons, static_inputs)
     host_scalars = _host_scalars(gm, reasons) | _size_predicates(gm) | lengths
     stats.unsupported = [
         (target_name(node), reason)
@@ -352,7 +353,7 @@ def _compile_aten_graph(
     if partitions:
         _compile_partitions(
             result,
-            _static_indices(len(example_inputs)),
+            static_inputs,
             _mutated_inputs(),
             device,
             home,

@@ -66,9 +66,10 @@ def test_a_range_whose_length_meets_a_literal_fuses_once():
 def test_t5_generation_fuses_each_graph_once():
     """T5's decoder compares the relative positions with max_exact = num_buckets // 2
     (4 here), a literal; at a past length of 4 the cache's length imported as the same
-    constant and was merged with it, so the decode graph fused a second time. (Eager
-    attention: its q @ k^T is sized by the past length, so the decode graph is
-    specialised to each length rather than leaving them to eager.)"""
+    constant and was merged with it, so the decode graph fused a second time. The past
+    length now sizes no weight's product, so its ops run in eager and the decode graph's
+    partitions compile once (lumir.backend.cache_lengths); the two tests above keep the
+    coincidence itself covered."""
     import pytest
 
     transformers = pytest.importorskip("transformers")
@@ -85,7 +86,6 @@ def test_t5_generation_fuses_each_graph_once():
         relative_attention_max_distance=16,
         decoder_start_token_id=0,
         pad_token_id=0,
-        attn_implementation="eager",
     )
     model = transformers.T5ForConditionalGeneration(config).eval()
     ids = torch.randint(1, 64, (1, 7), generator=torch.Generator().manual_seed(1))
@@ -97,4 +97,6 @@ def test_t5_generation_fuses_each_graph_once():
     assert torch.equal(model.generate(ids, **settings), want)
     partitions = [p for graph in stats.GRAPHS for p in graph.partitions]
     assert [p.fuse_runs for p in partitions] == [1] * len(partitions)
-    assert max(p.specialisations for p in partitions) >= 4  # past lengths 2..5
+    decode = stats.GRAPHS[-1]
+    assert decode.cache_lengths
+    assert all(p.specialisations == 1 for p in decode.partitions)

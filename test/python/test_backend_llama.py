@@ -106,19 +106,18 @@ def test_greedy_decoding_with_kv_cache_matches_eager_and_fuses_once_per_graph():
 
 
 @torch.no_grad()
-def test_decoding_with_products_of_the_key_length_specialises_and_fuses_once():
-    """With the attention written as matrix products (`attn_implementation="eager"`),
-    the key length sizes q @ k^T: the decode graph is specialised to every length, and
-    fused once for all of them (lumir.backend.retype)."""
+def test_decoding_with_attention_written_as_products_compiles_once():
+    """With `attn_implementation="eager"` the key length sizes q @ k^T and p @ v,
+    products of activations, not of weights: those run in eager with the cache, and the
+    decode graph's partitions compile once (lumir.backend.cache_lengths)."""
     torch._dynamo.reset()
     stats.reset()
     model, config = tiny_llama(attention="eager")
     expected = greedy(model, config, _ids())
     assert greedy(torch.compile(model, backend="lumir"), config, _ids()) == expected
     decode = stats.GRAPHS[-1]
-    assert decode.cache_lengths == ()
-    assert max(p.fuse_runs for p in decode.partitions) == 1
-    assert max(p.specialisations for p in decode.partitions) >= 10
+    assert decode.cache_lengths and decode.partitions
+    assert all((p.fuse_runs, p.specialisations) == (1, 1) for p in decode.partitions)
 
 
 def greedy_static(model, config, ids: torch.Tensor, tokens: int = 8) -> list[int]:
