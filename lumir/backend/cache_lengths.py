@@ -86,6 +86,9 @@ def cache_length_nodes(
     `reasons`: each call node's reason to run in eager, None for the ones lumir imports;
     `static_inputs`: the positions of the graph's parameters and buffers.
     """
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    if not any(free_symbols(n.meta.get("val")) for n in placeholders):
+        return frozenset(), ()  # a graph's symbols all come from its inputs' sizes
     symbols = {node: _symbols(node) for node in gm.graph.nodes if node.op == "call_function"}
     weights = _weights(gm, static_inputs)
     products = [
