@@ -35,39 +35,26 @@ from torch.fx.experimental.symbolic_shapes import free_symbols
 from torch.utils._pytree import tree_leaves
 from torch.utils._sympy.symbol import SymT, symbol_is_type
 
-aten = torch.ops.aten
-
-PRODUCTS = frozenset(
-    {
-        aten.mm.default,
-        aten.bmm.default,
-        aten.addmm.default,
-        aten.baddbmm.default,
-        aten.mv.default,
-        aten.dot.default,
-        aten.vdot.default,
-        aten.addmv.default,
-    }
-)
-"""The matrix products lumir imports as cuBLASLt calls (lumir.frontend.table)."""
+from lumir.frontend.table import MATRIX_PRODUCTS
 
 
-def _symbols(node: fx.Node) -> set[sympy.Symbol]:
+def _symbols(node: fx.Node, own: Mapping[fx.Node, set[sympy.Symbol]]) -> set[sympy.Symbol]:
     """The free symbols of what `node` computes and reads: its result, its inputs' values
-    and its size arguments."""
-    found = set(free_symbols(node.meta.get("val")))
+    (`own`: each node's result's symbols) and its size arguments."""
+    found = set(own[node])
     for arg in node.all_input_nodes:
-        found |= free_symbols(arg.meta.get("val"))
+        found |= own[arg]
     for leaf in tree_leaves((node.args, node.kwargs)):
         if isinstance(leaf, torch.SymInt | torch.SymFloat | torch.SymBool):
             found |= free_symbols(leaf)
     return found
 
 
-def _weights(gm: fx.GraphModule, static_inputs: frozenset[int]) -> set[fx.Node]:
+def _weights(
+    gm: fx.GraphModule, placeholders: list[fx.Node], static_inputs: frozenset[int]
+) -> set[fx.Node]:
     """The nodes computed from parameters, buffers and constants alone: the static
     inputs, `get_attr`s, and the ops (transposes, casts, concatenations) of those only."""
-    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     found = {n for i, n in enumerate(placeholders) if i in static_inputs}
     for node in gm.graph.nodes:
         inputs = node.all_input_nodes
@@ -89,12 +76,13 @@ def cache_length_nodes(
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     if not any(free_symbols(n.meta.get("val")) for n in placeholders):
         return frozenset(), ()  # a graph's symbols all come from its inputs' sizes
-    symbols = {node: _symbols(node) for node in gm.graph.nodes if node.op == "call_function"}
-    weights = _weights(gm, static_inputs)
+    own = {node: set(free_symbols(node.meta.get("val"))) for node in gm.graph.nodes}
+    symbols = {n: _symbols(n, own) for n in gm.graph.nodes if n.op == "call_function"}
+    weights = _weights(gm, placeholders, static_inputs)
     products = [
         n
         for n in symbols
-        if n.target in PRODUCTS
+        if n.target in MATRIX_PRODUCTS
         and reasons.get(n) is None
         and any(operand in weights for operand in n.all_input_nodes)
     ]

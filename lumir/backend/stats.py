@@ -50,7 +50,7 @@ class GraphStats:
     kept_in_eager: list[str] = field(default_factory=list)
     """Supported nodes run in eager all the same, each with why (storage reads)."""
     cache_lengths: tuple[str, ...] = ()
-    """Symbolic sizes no matrix product depends on, whose ops run in eager
+    """Symbolic sizes no product of a weight depends on, whose ops run in eager
     (lumir.backend.cache_lengths)."""
     compile_ms: float = 0.0
 
