@@ -329,10 +329,10 @@ TABLE: dict[object, Row] = {
     prims.log1p.default: Row(ew.unary(hl.Log1pOp)),
     prims.expm1.default: Row(ew.unary(hl.Expm1Op)),
 }
+"""ATen overload -> how lumir imports it. Nodes whose target is not here run in eager."""
 
 MATRIX_PRODUCTS = frozenset(t for t, row in TABLE.items() if row.check is _cublaslt_product)
 """The overloads imported as matrix products, each a cuBLASLt call when its dtype has one."""
-"""ATen overload -> how lumir imports it. Nodes whose target is not here run in eager."""
 
 SHAPE_TARGETS: frozenset[object] = frozenset(
     {
