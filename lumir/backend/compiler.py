@@ -77,7 +77,13 @@ class _LumirSupport(OperatorSupportBase):
 
     def supported(self, node: fx.Node) -> bool:
         reason = self.reasons[node] if node in self.reasons else unsupported_reason(node)
-        return reason is None and node not in self.excluded and node not in self.eager_sizes
+        if reason is not None or node in self.excluded or node in self.eager_sizes:
+            return False
+        source = node.args[0] if node.target is operator.getitem and node.args else None
+        # One output of an op kept in eager: the importer takes a getitem only with its op.
+        if isinstance(source, fx.Node) and source.op == "call_function":
+            return self.supported(source)
+        return True
 
 
 def _unsupported_reasons(gm: fx.GraphModule) -> dict[fx.Node, str | None]:

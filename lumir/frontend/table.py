@@ -125,12 +125,19 @@ def _no_dropout(node: fx.Node) -> str | None:
 
 
 def _imported_output(node: fx.Node) -> str | None:
+    """A getitem of an op lumir imports whole: its result is one of that op's outputs,
+    so it is taken only where the op is (a training graph's attention, which also
+    returns statistics for the backward, runs in eager, and so does its result)."""
     source = node.args[0]
-    if isinstance(source, fx.Node) and source.target in vw.SPLITS | gen.EXTREMES.keys():
-        return None
-    if isinstance(source, fx.Node) and source.target in st.SDPA_SIGNATURES:
-        return None if node.args[1] == 0 or not node.users else "an attention statistic"
-    return "getitem of something other than an attention result, a split or max/min.dim"
+    if not isinstance(source, fx.Node) or source.target not in (
+        vw.SPLITS | gen.EXTREMES.keys() | st.SDPA_SIGNATURES.keys()
+    ):
+        return "getitem of something other than an attention result, a split or max/min.dim"
+    if source.target in st.SDPA_SIGNATURES and node.args[1] != 0 and node.users:
+        return "an attention statistic"
+    if unsupported_reason(source) is not None:
+        return f"an output of {target_name(source)}, which runs in eager"
+    return None
 
 
 def _rounding(op_class: type[hl.ElementwiseUnaryOp]) -> Callable[[ImportContext, fx.Node], object]:

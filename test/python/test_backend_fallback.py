@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import warnings
 
 import pytest
@@ -430,3 +431,25 @@ def test_attention_with_a_mask_and_is_causal_alone_runs_in_eager():
     assert "failed to compile" not in message
     graph = stats.GRAPHS[0]
     assert graph.failures == [] and len(graph.partitions) == 2  # both linears
+
+
+def test_attention_a_backward_needs_runs_in_eager_with_its_result_alone():
+    """In a training graph the attention also returns the statistics its backward reads,
+    so it runs in eager; the getitem that picks its result must stay in eager with it,
+    not open a partition that cannot import it (which sent the whole layer to eager)."""
+    torch.manual_seed(0)
+    layer = torch.nn.TransformerDecoderLayer(16, 2, 32, dropout=0.0, batch_first=True)
+    x, memory = torch.randn(2, 5, 16), torch.randn(2, 4, 16)
+    compiled_layer = copy.deepcopy(layer)
+    got, fallbacks = _compile_and_run(compiled_layer, x, memory)
+    want = layer(x, memory)
+    torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-5)
+    got.sum().backward()
+    want.sum().backward()
+    for (name, a), b in zip(layer.named_parameters(), compiled_layer.parameters(), strict=True):
+        torch.testing.assert_close(b.grad, a.grad, atol=1e-5, rtol=1e-4, msg=name)
+    assert "failed to compile" not in " ".join(str(f.message) for f in fallbacks)
+    forward = stats.GRAPHS[0]
+    assert forward.failures == []
+    eager = [name for name in forward.fallback_ops if not name.startswith("aten._scaled_dot")]
+    assert eager == ["getitem"] * len(eager) and eager  # the attention's outputs, nothing else
