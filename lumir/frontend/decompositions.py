@@ -32,7 +32,9 @@ eval-mode batch norm (`_batch_norm_inference`:
 torch's goes through the training overload, which mutates the running statistics;
 a batch norm in training mode, whose functional overload returns the new running
 statistics, and instance norm, a batch norm without them, are torch's: batch
-statistics from `var_mean`),
+statistics from `var_mean`; in a training graph the backward kernels of layer, group
+and batch norm are torch's decompositions too: under autocast the decomposed forwards
+save half-precision statistics of an f32 norm, which the fused backward kernels refuse),
 every convolution, transposed ones included, max and average pooling
 (lumir.frontend.window_decompositions: the windows gathered with strided slices, then
 a product or a reduction) and `col2im` (`F.fold`: its kernel offsets' blocks spread
@@ -83,7 +85,10 @@ aten = torch.ops.aten
 
 DECOMPOSED: tuple[object, ...] = (
     aten.native_layer_norm.default,
+    aten.native_layer_norm_backward.default,
     aten.native_group_norm.default,
+    aten.native_group_norm_backward.default,
+    aten.native_batch_norm_backward.default,
     aten.var.correction,
     aten.std.correction,
     aten.std_mean.correction,

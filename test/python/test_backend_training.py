@@ -187,3 +187,52 @@ def test_the_ordering_links_are_gone_after_partitioning():
     assert all(not n.kwargs for n in nodes)
     gm.recompile()
     assert gm(torch.zeros(3)).shape == (3,)
+
+
+_NORMED = {
+    "layer": lambda: torch.nn.Sequential(
+        torch.nn.Linear(16, 32), torch.nn.GELU(), torch.nn.LayerNorm(32), torch.nn.Linear(32, 4)
+    ),
+    "group": lambda: torch.nn.Sequential(
+        torch.nn.Conv2d(3, 8, 3),
+        torch.nn.GroupNorm(2, 8),
+        torch.nn.Flatten(),
+        torch.nn.Linear(288, 4),
+    ),
+    "batch": lambda: torch.nn.Sequential(
+        torch.nn.Linear(16, 32), torch.nn.BatchNorm1d(32), torch.nn.Linear(32, 4)
+    ),
+    "instance": lambda: torch.nn.Sequential(
+        torch.nn.Conv2d(3, 8, 3),
+        torch.nn.InstanceNorm2d(8, affine=True),
+        torch.nn.Flatten(),
+        torch.nn.Linear(288, 4),
+    ),
+}
+
+
+@pytest.mark.parametrize("norm", sorted(_NORMED))
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_norms_under_autocast_train_as_eager_does(norm, dtype):
+    """Under autocast a norm runs in f32 on a half-precision input; its decomposed forward
+    saves half-precision statistics, which ATen's fused backward kernel refuses (the
+    backward raised at `loss.backward()`), so the backward is decomposed too. The
+    gradients must be as close to the f32 ones as eager's mixed-precision gradients are."""
+    torch.manual_seed(0)
+    model = _NORMED[norm]()
+    x = torch.randn(2, 3, 8, 8) if norm in ("group", "instance") else torch.randn(8, 16)
+
+    def gradients(autocast, compiled):
+        torch._dynamo.reset()
+        copy = _NORMED[norm]()
+        copy.load_state_dict(model.state_dict())
+        run = torch.compile(copy, backend="lumir") if compiled else copy
+        with torch.autocast("cpu", dtype=dtype, enabled=autocast):
+            y = run(x)
+        (y.float() * torch.linspace(-1, 1, y.numel()).view(y.shape)).sum().backward()
+        return torch.cat([p.grad.flatten() for p in copy.parameters()])
+
+    exact = gradients(autocast=False, compiled=False)
+    eager_error = (gradients(autocast=True, compiled=False) - exact).abs().mean()
+    lumir_error = (gradients(autocast=True, compiled=True) - exact).abs().mean()
+    assert lumir_error <= 1.5 * eager_error
