@@ -17,6 +17,14 @@ first two decode steps (the second is Dynamo's recompile for the dynamic length)
 median and p90 of the steps after them, the tokens, and whether they equal eager's. A
 `StaticCache` (`cache_implementation="static"`, one shape for every step) is what
 `bench.compare`'s decode row times.
+
+`--cudnn-attention off` disables torch's cuDNN attention backend for every candidate
+(`torch.backends.cuda.enable_cudnn_sdp(False)`) before anything is compiled, so each
+traces and runs flash or memory-efficient attention instead. On the H100 (2026-12-08)
+eager took 42 ms a token and lumir 37 ms (inductor 6.2): cuDNN builds an execution
+graph per new key length (pytorch/pytorch#155958 makes that opt-in avoidable), which
+would cost eager, and lumir's attention left in eager, every token. Both settings in
+one run tell whether that is where the time goes.
 """
 
 from __future__ import annotations
@@ -83,6 +91,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--prompt", type=int, default=6, help="prompt tokens (default 6)")
     parser.add_argument("--tokens", type=int, default=16, help="tokens decoded (default 16)")
     parser.add_argument("--modes", default=",".join(MODES), help=f"of {', '.join(MODES)}")
+    parser.add_argument(
+        "--cudnn-attention",
+        choices=["on", "off"],
+        default="on",
+        help="torch's cuDNN attention backend (default on, torch's own default)",
+    )
     args = parser.parse_args(argv)
     modes = [m for m in args.modes.split(",") if m]
     unknown = [m for m in modes if m not in MODES]
@@ -92,6 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     device = torch.device(args.device)
     torch.set_grad_enabled(False)
+    torch.backends.cuda.enable_cudnn_sdp(args.cudnn_attention == "on")
     model = build_llama(LLAMA_SHAPES[args.shape], device, getattr(torch, args.dtype))
     generator = torch.Generator().manual_seed(0)
     vocab = min(1000, model.config.vocab_size)
@@ -99,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     sync = device.type == "cuda"
     print(
         f"DynamicCache greedy decode, {args.shape} shape, {args.dtype}, {device}, "
-        f"prompt {args.prompt}, {args.tokens} tokens"
+        f"prompt {args.prompt}, {args.tokens} tokens, cuDNN attention {args.cudnn_attention}"
     )
     reference: list[int] | None = None
     for mode in modes:

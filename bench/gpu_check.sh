@@ -12,7 +12,8 @@
 #                                       # launch (cold caches), then lumir, inductor and
 #                                       # the Dynamo + aot_autograd floor alone (~3 min)
 #   bash bench/gpu_check.sh dynamic-decode  # 1B greedy decode with a DynamicCache, each
-#                                           # token timed: eager, lumir, inductor (~3 min)
+#                                           # token timed: eager, lumir, inductor, with
+#                                           # cuDNN attention on, then off (~4 min)
 #
 # Each part stops at its own time limit (PART_SECONDS, default 280 s), so two parts fit
 # in one 10-minute call; the tail of every log is printed.
@@ -48,7 +49,8 @@ case $part in
              python3 -m bench.isolated --seqs 1 --modes frontend-aot,lumir,inductor \
                --calls 5 --out "$0/first-call"' "$out") ;;
   dynamic-decode)
-    command=(python3 -m bench.dynamic_decode --tokens 16) ;;
+    command=(bash -c 'python3 -m bench.dynamic_decode --tokens 16 &&
+             python3 -m bench.dynamic_decode --tokens 16 --cudnn-attention off') ;;
   *)
     echo "gpu_check: unknown part '$part' (tests, compare, accept, memory, first-call, dynamic-decode)" >&2
     exit 2 ;;

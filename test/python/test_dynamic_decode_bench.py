@@ -29,8 +29,22 @@ def test_each_call_is_timed_and_gives_a_token() -> None:
     assert all(t > 0 for t in times)
 
 
+def test_cudnn_attention_off_is_set_for_the_run_and_printed(capsys: pytest.CaptureFixture) -> None:
+    import torch
+
+    argv = ["--device", "cpu", "--shape", "tiny", "--tokens", "3", "--modes", "eager"]
+    try:
+        assert main([*argv, "--cudnn-attention", "off"]) == 0
+        assert not torch.backends.cuda.cudnn_sdp_enabled()
+        assert "cuDNN attention off" in capsys.readouterr().out
+    finally:
+        torch.backends.cuda.enable_cudnn_sdp(True)
+
+
 def test_unknown_modes_and_too_few_tokens_are_refused() -> None:
     with pytest.raises(SystemExit):
         main(["--device", "cpu", "--modes", "eager,fast"])
     with pytest.raises(SystemExit):
         main(["--device", "cpu", "--tokens", "2"])
+    with pytest.raises(SystemExit):
+        main(["--device", "cpu", "--cudnn-attention", "maybe"])
