@@ -124,14 +124,16 @@ def _no_dropout(node: fx.Node) -> str | None:
     return None
 
 
+_MULTI_OUTPUT_OPS = frozenset(vw.SPLITS | gen.EXTREMES.keys() | st.SDPA_SIGNATURES.keys())
+"""The ops lumir imports whose results a getitem picks from (splits, max/min.dim, attention)."""
+
+
 def _imported_output(node: fx.Node) -> str | None:
     """A getitem of an op lumir imports whole: its result is one of that op's outputs,
     so it is taken only where the op is (a training graph's attention, which also
     returns statistics for the backward, runs in eager, and so does its result)."""
     source = node.args[0]
-    if not isinstance(source, fx.Node) or source.target not in (
-        vw.SPLITS | gen.EXTREMES.keys() | st.SDPA_SIGNATURES.keys()
-    ):
+    if not isinstance(source, fx.Node) or source.target not in _MULTI_OUTPUT_OPS:
         return "getitem of something other than an attention result, a split or max/min.dim"
     if source.target in st.SDPA_SIGNATURES and node.args[1] != 0 and node.users:
         return "an attention statistic"
